@@ -1,0 +1,36 @@
+# BotPsy for Home Assistant. Every target bootstraps what it needs first (script/env):
+# Python 3.14 (a cached Debian root file system when the host has none), the pinned venv,
+# the llama-cpp-python wheel and Mosquitto — all cached under ~/.cache/botpsy/.
+SHELL := /bin/bash
+RUN := script/run
+
+.PHONY: env test lint demo eval bench soak lock clean-env
+
+env:
+	@script/env
+
+test: env
+	@$(RUN) script/test
+
+lint: env
+	@$(RUN) script/lint
+
+demo: env
+	@$(RUN) script/demo $(ARGS)
+
+eval: env
+	@$(RUN) script/eval $(ARGS)
+
+bench: env
+	@$(RUN) script/bench $(ARGS)
+
+soak: env
+	@$(RUN) script/soak $(ARGS)
+
+# Re-resolve requirements/*.in into the lock files (needs the package registry).
+lock:
+	@script/lock
+
+# Remove every cached toolchain of this project (root file system, venvs, wheels).
+clean-env:
+	@script/clean-env

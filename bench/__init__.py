@@ -1,0 +1,1 @@
+"""Benchmarks (`make bench`): programs that measure and write results, never timed tests."""

@@ -1,0 +1,1 @@
+"""The BotPsy integration: a local assistant for Assist, automations and MQTT."""

@@ -1,0 +1,174 @@
+"""A real Mosquitto broker on a free loopback port, for tests, the demo and benchmarks.
+
+The broker gets its own config folder; `restart()` keeps the port so clients can reconnect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import os
+from pathlib import Path
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+READY_TIMEOUT_S = 10.0
+
+
+def free_port() -> int:
+    """A TCP port that is free on loopback right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class MqttUser:
+    """A broker login and the topics it may use (mosquitto ACL lines)."""
+
+    username: str
+    password: str
+    readwrite: tuple[str, ...] = ()
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """PEM files for a TLS listener."""
+
+    certfile: Path
+    keyfile: Path
+    cafile: Path
+
+
+@dataclass
+class MosquittoBroker:
+    """One Mosquitto process with a generated config.
+
+    With `users` set, anonymous access is off and each user is limited by an ACL file.
+    With `tls` set, the listener speaks TLS only.
+    """
+
+    workdir: Path
+    users: tuple[MqttUser, ...] = ()
+    tls: TlsFiles | None = None
+    port: int = field(default_factory=free_port)
+    host: str = "127.0.0.1"
+    _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def config_path(self) -> Path:
+        return self.workdir / "mosquitto.conf"
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / "mosquitto.log"
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def write_config(self) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        lines = [
+            # Running as the current user avoids a privilege drop that could not read our files.
+            f"user {pwd.getpwuid(os.getuid()).pw_name}",
+            f"listener {self.port} {self.host}",
+            "persistence false",
+            "log_dest stderr",
+            "log_type error",
+            "log_type warning",
+            "log_type notice",
+            "log_type information",
+            "connection_messages true",
+        ]
+        if self.users:
+            passwd = self.workdir / "passwd"
+            passwd.write_text("")
+            for user in self.users:
+                subprocess.run(  # noqa: S603 - fixed binary, test-controlled arguments
+                    [MOSQUITTO_PASSWD, "-b", str(passwd), user.username, user.password],
+                    check=True,
+                    capture_output=True,
+                )
+            acl = self.workdir / "acl"
+            acl.write_text(_acl_text(self.users))
+            lines += ["allow_anonymous false", f"password_file {passwd}", f"acl_file {acl}"]
+        else:
+            lines.append("allow_anonymous true")
+        if self.tls is not None:
+            lines += [
+                f"certfile {self.tls.certfile}",
+                f"keyfile {self.tls.keyfile}",
+                f"cafile {self.tls.cafile}",
+            ]
+        self.config_path.write_text("\n".join(lines) + "\n")
+
+    def start(self) -> None:
+        """Start the broker and wait until it accepts connections."""
+        if self.running:
+            return
+        self.write_config()
+        log = self.log_path.open("ab")
+        self._process = subprocess.Popen(  # noqa: S603 - fixed binary
+            [MOSQUITTO, "-c", str(self.config_path)],
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+        log.close()
+        self._wait_ready()
+
+    def stop(self) -> None:
+        """Stop the broker (SIGTERM, then SIGKILL) and wait for it to exit."""
+        if self._process is None:
+            return
+        if self._process.poll() is None:
+            self._process.send_signal(signal.SIGTERM)
+            try:
+                self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        self._process = None
+
+    def restart(self, downtime_s: float = 0.0) -> None:
+        """Stop, optionally stay down for a while, and start again on the same port."""
+        self.stop()
+        if downtime_s:
+            time.sleep(downtime_s)
+        self.start()
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def _wait_ready(self) -> None:
+        # The log says "running" once the listener is open; reading it needs no socket,
+        # which matters where the test harness blocks sockets outside a test body.
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            assert self._process is not None
+            if self._process.poll() is not None:
+                raise RuntimeError(f"mosquitto exited at start:\n{self.log_text()}")
+            text = self.log_text()
+            if " running" in text.rsplit("mosquitto version", 1)[-1]:
+                return
+            time.sleep(0.02)
+        raise TimeoutError(f"mosquitto not ready after {READY_TIMEOUT_S} s:\n{self.log_text()}")
+
+
+def _acl_text(users: tuple[MqttUser, ...]) -> str:
+    blocks = []
+    for user in users:
+        lines = [f"user {user.username}"]
+        lines += [f"topic readwrite {t}" for t in user.readwrite]
+        lines += [f"topic read {t}" for t in user.read]
+        lines += [f"topic write {t}" for t in user.write]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"

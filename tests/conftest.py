@@ -1,0 +1,99 @@
+"""Real test services: Mosquitto, Home Assistant core on a loopback port, tiny GGUF models.
+
+`pytest-homeassistant-custom-component` blocks sockets in every test; fixtures that talk to
+a real server request `socket_enabled` themselves, so a test only names what it uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+from homeassistant.core import HomeAssistant
+from homeassistant.setup import async_setup_component
+import pytest
+
+from devkit.mosquitto import MosquittoBroker, MqttUser
+from devkit.tiny_gguf import TINY_QWEN3, TINY_QWEN35, write_model
+from tests.ha_server import HomeAssistantApiServer
+from tests.mqtt_probe import MqttProbe
+
+
+@pytest.fixture
+def hass_config_dir(hass_tmp_config_dir: str) -> str:
+    """Each HA instance gets its own config folder with a `configuration.yaml`.
+
+    HA's MQTT set-up reads YAML from the config folder; the harness's shared folder has none.
+    """
+    Path(hass_tmp_config_dir, "configuration.yaml").write_text("")
+    return hass_tmp_config_dir
+
+
+# --- MQTT ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path, socket_enabled: None) -> Iterator[MosquittoBroker]:
+    """A Mosquitto broker on a free loopback port, anonymous access allowed."""
+    broker = MosquittoBroker(workdir=tmp_path / "mosquitto")
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+AGENT_USER = MqttUser("botpsy", "agent-secret", readwrite=("botpsy/#", "homeassistant/#"))
+KITCHEN_USER = MqttUser(
+    "kitchen-panel",
+    "panel-secret",
+    write=("botpsy/+/request/kitchen-panel",),
+    read=("botpsy/+/response/kitchen-panel", "botpsy/+/status"),
+)
+
+
+@pytest.fixture
+def mosquitto_acl(tmp_path: Path, socket_enabled: None) -> Iterator[MosquittoBroker]:
+    """A broker with users, passwords and an ACL: no anonymous access."""
+    broker = MosquittoBroker(workdir=tmp_path / "mosquitto-acl", users=(AGENT_USER, KITCHEN_USER))
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def mqtt_probe(mosquitto: MosquittoBroker) -> Iterator[MqttProbe]:
+    """A plain paho client on the plain broker, for publishing and collecting messages."""
+    probe = MqttProbe(mosquitto.host, mosquitto.port)
+    probe.connect()
+    yield probe
+    probe.close()
+
+
+# --- Home Assistant -----------------------------------------------------------------------
+
+
+@pytest.fixture
+async def ha_api(
+    hass: HomeAssistant, hass_access_token: str, socket_enabled: None
+) -> AsyncIterator[HomeAssistantApiServer]:
+    """This test's HA, its HTTP and WebSocket API served on a loopback port with a real token."""
+    assert await async_setup_component(hass, "websocket_api", {})
+    await hass.async_block_till_done()
+    server = HomeAssistantApiServer(hass, hass_access_token)
+    await server.start()
+    yield server
+    await server.stop()
+
+
+# --- Models -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen35_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random hybrid (Gated DeltaNet) Qwen3.5-style model with XML tool calls."""
+    return write_model(tmp_path_factory.mktemp("models") / "tiny-qwen35.gguf", TINY_QWEN35)
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen3_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Qwen3-style model with Hermes JSON tool calls."""
+    return write_model(tmp_path_factory.mktemp("models") / "tiny-qwen3.gguf", TINY_QWEN3)
