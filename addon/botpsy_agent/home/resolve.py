@@ -1,0 +1,141 @@
+"""Turn a typed tool call's target (entities, areas, floors, devices, labels) into entities.
+
+Every target form becomes concrete entity ids *before* authorisation, and the HA actions are
+computed here from those entities, so the policy sees exactly what would run.
+
+Names people say ("the kitchen lights") are matched to ids by the entity index; this module
+works on ids only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container, Mapping
+from dataclasses import dataclass
+
+from botpsy_agent.home.model import Entity, Home
+from tool_schemas.actions import HaAction, TargetState, ToolMappingError
+from tool_schemas.base import MappingContext, Tool
+from tool_schemas.catalog import to_ha_actions
+from tool_schemas.devices import ENTRANCE_COVER_CLASSES
+
+type EntityFilter = Callable[[Entity], bool]
+
+
+class ResolutionError(ValueError):
+    """The target names nothing usable; `code` says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ResolvedCall:
+    """A validated tool call with its concrete targets and the HA actions it means."""
+
+    call: Tool
+    targets: tuple[Entity, ...]
+    actions: tuple[HaAction, ...]
+
+    @property
+    def entity_ids(self) -> tuple[str, ...]:
+        return tuple(e.entity_id for e in self.targets)
+
+
+def resolve_call(
+    home: Home, call: Tool, context: MappingContext, usable: EntityFilter | None = None
+) -> ResolvedCall:
+    """Resolve the call's targets and compute its HA actions.
+
+    `usable` narrows what areas, floors, devices, labels and bare domains expand to (the
+    principal's scope, so "the lights upstairs" means the ones this person may use).
+    Entities named explicitly are kept as named, so the policy can refuse them by name.
+    """
+    targets = resolve_targets(home, call, usable)
+    states = [
+        TargetState(
+            e.entity_id,
+            home.state_of(e.entity_id).state,
+            home.state_of(e.entity_id).attributes,
+            e.is_service,
+        )
+        for e in targets
+    ]
+    try:
+        actions = to_ha_actions(call, states, context)
+    except ToolMappingError as err:
+        raise ResolutionError(err.code, err.message) from None
+    return ResolvedCall(call, targets, actions)
+
+
+def resolve_targets(
+    home: Home, call: Tool, usable: EntityFilter | None = None
+) -> tuple[Entity, ...]:
+    spec = call.target_fields()
+    if spec is None:
+        return ()
+    any_domain = "*" in call.domains
+    found: dict[str, Entity] = {}
+
+    for entity_id in spec.entity_id or ():
+        entity = home.entities.get(entity_id)
+        if entity is None:
+            raise ResolutionError("unknown_entity", f"there is no {entity_id}")
+        if not any_domain and entity.domain not in call.domains:
+            raise ResolutionError(
+                "wrong_domain", f"{call.name} cannot act on {entity_id} (a {entity.domain})"
+            )
+        found[entity_id] = entity
+
+    expanded = _expand(spec.area_id, home.by_area, home.areas, "area")
+    expanded |= _expand(spec.floor_id, home.by_floor, home.floors, "floor")
+    expanded |= _expand(spec.device_id, home.by_device, (), "device")
+    expanded |= _expand(spec.label_id, home.by_label, (), "label")
+    named_a_group = any((spec.area_id, spec.floor_id, spec.device_id, spec.label_id))
+    if not named_a_group and not spec.entity_id and spec.domain:
+        expanded = {eid for d in spec.domain for eid in home.by_domain.get(d, ())}
+
+    classes = frozenset(spec.device_class or ())
+    for entity_id in sorted(expanded - found.keys()):
+        entity = home.entities[entity_id]
+        if _fits(entity, call, spec.domain, classes) and (usable is None or usable(entity)):
+            found[entity_id] = entity
+
+    if not found:
+        raise ResolutionError(
+            "no_matching_entities", f"{call.name}: nothing suitable matches that target"
+        )
+    return tuple(found[eid] for eid in sorted(found))
+
+
+def _fits(entity: Entity, call: Tool, domains: list[str] | None, classes: frozenset[str]) -> bool:
+    """Does an entity found through an area, floor, device or label suit this call?"""
+    if "*" not in call.domains and entity.domain not in call.domains:
+        return False
+    if domains and entity.domain not in domains:
+        return False
+    if classes and entity.device_class not in classes:
+        return False
+    # Doors, garage doors and gates never move as part of "the covers in the hall":
+    # only when their class is asked for by name.
+    return not (
+        entity.domain == "cover"
+        and entity.device_class in ENTRANCE_COVER_CLASSES
+        and entity.device_class not in classes
+    )
+
+
+def _expand(
+    ids: list[str] | None,
+    members_of: Mapping[str, tuple[str, ...]],
+    known: Container[str],
+    kind: str,
+) -> set[str]:
+    """Entities of the named areas/floors/devices/labels; an unknown name is an error."""
+    result: set[str] = set()
+    for key in ids or ():
+        if key not in members_of and key not in known:
+            raise ResolutionError(f"unknown_{kind}", f"there is no {kind} {key!r}")
+        result.update(members_of.get(key, ()))
+    return result

@@ -1,0 +1,278 @@
+"""The one decision function, used by every path: `authorize`. And `scope`, its mirror for
+narrowing the model's prompt and grammar to what a principal may use.
+
+Pure and fast: no I/O, no clock of its own (the caller passes `now`).
+Order: exposure bound, then deny beats allow, then parameter limits, then confirmation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from botpsy_agent.home.model import Entity, Home
+from botpsy_agent.home.resolve import EntityFilter, ResolvedCall
+from botpsy_agent.policy.model import Effect, Policy, Principal, RuleSet
+from botpsy_agent.policy.schema import Bound, ConfirmClass
+from tool_schemas.actions import HaAction, ServiceCall
+from tool_schemas.base import Access, Tool
+from tool_schemas.catalog import TOOLS
+from tool_schemas.devices import ENTRANCE_COVER_CLASSES
+
+
+class DenyReason(StrEnum):
+    NOT_ALLOWED = "not_allowed"  # no rule grants it
+    DENIED_BY_RULE = "denied_by_rule"
+    NOT_EXPOSED = "not_exposed"  # not exposed to Assist in HA
+    OUT_OF_BOUNDS = "out_of_bounds"  # a limit rule's range
+
+
+@dataclass(frozen=True, slots=True)
+class Allow:
+    rule: str
+    """The rule that granted the last target checked (all were granted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deny:
+    reason: DenyReason
+    message: str
+    rule: str | None = None
+    entity_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm:
+    question: str
+    """Key of the confirmation question in translations/<lang>.yaml."""
+    rule: str
+    entity_ids: tuple[str, ...] = ()
+
+
+type Decision = Allow | Deny | Confirm
+
+CONFIRM_QUESTIONS: Mapping[ConfirmClass, str] = {
+    ConfirmClass.LOCKS: "confirm_lock",
+    ConfirmClass.ALARM_PANELS: "confirm_alarm",
+    ConfirmClass.ENTRANCE_COVERS: "confirm_entrance_cover",
+    ConfirmClass.MESSAGES_OUTSIDE_HOUSEHOLD: "confirm_message_outside_household",
+    ConfirmClass.CALENDAR_DELETES: "confirm_calendar_delete",
+}
+
+
+def authorize(
+    policy: Policy, principal: Principal, resolved: ResolvedCall, now: datetime
+) -> Decision:
+    """May `principal` carry out `resolved` now? Allow, Deny(reason) or Confirm(question)."""
+    call = resolved.call
+    if call.access is Access.NONE:
+        return Allow("always_available")
+    rules = policy.rules_for(principal)
+    access = call.access.value
+
+    granted_by = "none"
+    subjects: tuple[Entity | None, ...] = resolved.targets or (None,)
+    for subject in subjects:
+        verdict = _verdict(rules, subject, call.name, access, now)
+        if isinstance(verdict, Deny):
+            return verdict
+        granted_by = verdict
+
+    if (limited := _check_limits(rules, resolved, call.name, now)) is not None:
+        return limited
+    if (question := _confirmation(policy, rules, resolved, now)) is not None:
+        return question
+    return Allow(granted_by)
+
+
+def _verdict(
+    rules: RuleSet, entity: Entity | None, tool: str, access: str, now: datetime
+) -> str | Deny:
+    """The id of the allow rule that grants `access`, or why not."""
+    subject = entity.entity_id if entity is not None else tool
+    if entity is not None and not entity.exposed and not rules.ignore_exposure:
+        return Deny(DenyReason.NOT_EXPOSED, f"{subject} is not exposed to Assist", None, subject)
+    allowed_by: str | None = None
+    for rule in rules.rules:
+        if access not in rule.access or not rule.matches(entity, tool, now):
+            continue
+        if rule.effect is Effect.DENY:
+            return Deny(
+                DenyReason.DENIED_BY_RULE, f"{access} of {subject} is denied", rule.id, subject
+            )
+        if rule.effect is Effect.ALLOW and allowed_by is None:
+            allowed_by = rule.id
+    if allowed_by is None:
+        entity_id = entity.entity_id if entity is not None else None
+        return Deny(
+            DenyReason.NOT_ALLOWED, f"no rule allows {access} of {subject}", None, entity_id
+        )
+    return allowed_by
+
+
+def _check_limits(rules: RuleSet, resolved: ResolvedCall, tool: str, now: datetime) -> Deny | None:
+    limit_rules = [r for r in rules.rules if r.effect is Effect.LIMIT]
+    if not limit_rules:
+        return None
+    by_id = {e.entity_id: e for e in resolved.targets}
+    for action in resolved.actions:
+        for bound, value in action_levels(action).items():
+            for entity_id in _action_entities(action) or (None,):
+                entity = by_id.get(entity_id) if entity_id else None
+                for rule in limit_rules:
+                    if bound not in rule.limits or not rule.matches(entity, tool, now):
+                        continue
+                    low, high = rule.limits[bound]
+                    if (low is not None and value < low) or (high is not None and value > high):
+                        where = f" for {entity_id}" if entity_id else ""
+                        return Deny(
+                            DenyReason.OUT_OF_BOUNDS,
+                            f"{bound.value} {value:g} is outside {_range_text(low, high)}{where}",
+                            rule.id,
+                            entity_id,
+                        )
+    return None
+
+
+def _range_text(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"{low:g} to {high:g}"
+    return f"≥ {low:g}" if low is not None else f"≤ {high:g}"
+
+
+def action_levels(action: HaAction) -> dict[Bound, float]:
+    """The bounded quantities an action sets, in the units of `Bound`."""
+    if not isinstance(action, ServiceCall):
+        return {}
+    data = action.data
+    levels: dict[Bound, float] = {}
+    for bound, key, scale in (
+        (Bound.TEMPERATURE, "temperature", 1.0),
+        (Bound.BRIGHTNESS_PCT, "brightness_pct", 1.0),
+        (Bound.COLOR_TEMP_KELVIN, "color_temp_kelvin", 1.0),
+        (Bound.VOLUME_PCT, "volume_level", 100.0),
+        (Bound.PERCENTAGE, "percentage", 1.0),
+        (Bound.POSITION, "position", 1.0),
+        (Bound.HUMIDITY, "humidity", 1.0),
+    ):
+        value = data.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            levels[bound] = round(float(value) * scale, 4)
+    return levels
+
+
+def _action_entities(action: HaAction) -> tuple[str, ...]:
+    if isinstance(action, ServiceCall):
+        return action.entity_ids
+    return ()
+
+
+def _confirmation(
+    policy: Policy, rules: RuleSet, resolved: ResolvedCall, now: datetime
+) -> Confirm | None:
+    call = resolved.call
+    if call.access is not Access.CONTROL:
+        return None
+    for entity in resolved.targets:
+        klass = next(iter(_confirm_classes(policy, call, entity)), None)
+        if klass is not None:
+            return Confirm(CONFIRM_QUESTIONS[klass], f"confirm.{klass.value}", resolved.entity_ids)
+    if ConfirmClass.CALENDAR_DELETES in policy.confirm and call.name == "delete_event":
+        return Confirm(
+            CONFIRM_QUESTIONS[ConfirmClass.CALENDAR_DELETES],
+            f"confirm.{ConfirmClass.CALENDAR_DELETES.value}",
+            resolved.entity_ids,
+        )
+    subjects: tuple[Entity | None, ...] = resolved.targets or (None,)
+    for subject in subjects:
+        for rule in rules.rules:
+            if (
+                rule.effect is Effect.CONFIRM
+                and "control" in rule.access
+                and rule.matches(subject, call.name, now)
+            ):
+                return Confirm("confirm_action", rule.id, resolved.entity_ids)
+    return None
+
+
+def _confirm_classes(policy: Policy, call: Tool, entity: Entity) -> Iterable[ConfirmClass]:
+    confirm = policy.confirm
+    if ConfirmClass.LOCKS in confirm and entity.domain == "lock":
+        yield ConfirmClass.LOCKS
+    if ConfirmClass.ALARM_PANELS in confirm and entity.domain == "alarm_control_panel":
+        yield ConfirmClass.ALARM_PANELS
+    if (
+        ConfirmClass.ENTRANCE_COVERS in confirm
+        and entity.domain == "cover"
+        and entity.device_class in ENTRANCE_COVER_CLASSES
+    ):
+        yield ConfirmClass.ENTRANCE_COVERS
+    if (
+        ConfirmClass.MESSAGES_OUTSIDE_HOUSEHOLD in confirm
+        and entity.domain == "notify"
+        and call.name == "send_message"
+        and not policy.in_household(entity.entity_id)
+    ):
+        yield ConfirmClass.MESSAGES_OUTSIDE_HOUSEHOLD
+
+
+# --- the grammar side of the wall ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a principal may use right now: tools, and per tool the entity ids it may target."""
+
+    tools: frozenset[str]
+    entities: Mapping[str, frozenset[str]]
+    """Tool name -> entity ids that tool may act on for this principal."""
+
+    def entities_for(self, tool: str) -> frozenset[str]:
+        return self.entities.get(tool, frozenset())
+
+    @property
+    def all_entities(self) -> frozenset[str]:
+        return frozenset().union(*self.entities.values()) if self.entities else frozenset()
+
+
+def scope(policy: Policy, principal: Principal, home: Home, now: datetime) -> Scope:
+    """Tools and entities the principal could be allowed (before limits and confirmation).
+
+    A superset check is enough here: `authorize` still decides every call.
+    """
+    rules = policy.rules_for(principal)
+    tools: set[str] = set()
+    entities: dict[str, frozenset[str]] = {}
+    for name, tool in TOOLS.items():
+        if tool.access is Access.NONE:
+            tools.add(name)
+            continue
+        access = tool.access.value
+        if not tool.domains:
+            if isinstance(_verdict(rules, None, name, access, now), str):
+                tools.add(name)
+            continue
+        any_domain = "*" in tool.domains
+        usable = frozenset(
+            entity.entity_id
+            for entity in home.entities.values()
+            if (any_domain or entity.domain in tool.domains)
+            and isinstance(_verdict(rules, entity, name, access, now), str)
+        )
+        if usable:
+            tools.add(name)
+            entities[name] = usable
+    return Scope(frozenset(tools), entities)
+
+
+def usable_filter(policy: Policy, principal: Principal, tool: Tool, now: datetime) -> EntityFilter:
+    """A predicate for `resolve_call`: may the principal use this entity with this tool?"""
+    rules = policy.rules_for(principal)
+    access = tool.access.value
+
+    def usable(entity: Entity) -> bool:
+        return isinstance(_verdict(rules, entity, tool.name, access, now), str)
+
+    return usable

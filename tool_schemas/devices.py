@@ -1,0 +1,613 @@
+"""Device-setting tools: switch things, set lights, climate, covers, locks, fans, media."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from tool_schemas.actions import HaAction, ServiceCall, TargetState, ToolMappingError
+from tool_schemas.base import Access, MappingContext, ShortText, Targeted, TargetSpec
+
+
+def per_domain(
+    targets: Sequence[TargetState], service: str, data: dict[str, object] | None = None
+) -> tuple[ServiceCall, ...]:
+    """One `<domain>.<service>` call per domain among the targets, in a stable order."""
+    by_domain: dict[str, list[str]] = {}
+    for target in targets:
+        by_domain.setdefault(target.domain, []).append(target.entity_id)
+    return tuple(
+        ServiceCall(domain, service, tuple(sorted(ids)), dict(data or {}))
+        for domain, ids in sorted(by_domain.items())
+    )
+
+
+def _clamp(value: float, low: float, high: float) -> float:
+    return max(low, min(high, value))
+
+
+def _current_number(target: TargetState, attribute: str, what: str) -> float:
+    value = target.attributes.get(attribute)
+    if not isinstance(value, int | float):
+        raise ToolMappingError(
+            "no_current_value", f"{target.entity_id} reports no current {what} to change from"
+        )
+    return float(value)
+
+
+# --- on / off / toggle ---------------------------------------------------------------------
+
+SWITCHABLE = frozenset(
+    {
+        "light",
+        "switch",
+        "fan",
+        "media_player",
+        "input_boolean",
+        "climate",
+        "humidifier",
+        "siren",
+        "remote",
+        "automation",
+        "water_heater",
+    }
+)
+
+
+class TurnOn(Targeted):
+    """Switch things on: lights, switches, fans, media players, climate, humidifiers."""
+
+    name: ClassVar[str] = "turn_on"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = SWITCHABLE
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        return per_domain(targets, "turn_on")
+
+
+class TurnOff(Targeted):
+    """Switch things off: lights, switches, fans, media players, climate, humidifiers."""
+
+    name: ClassVar[str] = "turn_off"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = SWITCHABLE
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        return per_domain(targets, "turn_off")
+
+
+class Toggle(Targeted):
+    """Flip things between on and off."""
+
+    name: ClassVar[str] = "toggle"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = SWITCHABLE - {"water_heater", "siren"} | {"cover"}
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        return per_domain(targets, "toggle")
+
+
+# --- lights --------------------------------------------------------------------------------
+
+
+class ColorName(StrEnum):
+    """Colour names HA's lights understand (a CSS subset people say)."""
+
+    WHITE = "white"
+    WARM_WHITE = "warmwhite"
+    RED = "red"
+    ORANGE = "orange"
+    YELLOW = "yellow"
+    GREEN = "green"
+    LIME = "lime"
+    TEAL = "teal"
+    CYAN = "cyan"
+    BLUE = "blue"
+    NAVY = "navy"
+    PURPLE = "purple"
+    VIOLET = "violet"
+    MAGENTA = "magenta"
+    PINK = "pink"
+    GOLD = "gold"
+    LAVENDER = "lavender"
+    CORAL = "coral"
+    TURQUOISE = "turquoise"
+
+
+RgbChannel = Annotated[int, Field(ge=0, le=255)]
+
+
+class SetLight(Targeted):
+    """Set light brightness, colour or white temperature (turns the light on)."""
+
+    name: ClassVar[str] = "set_light"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"light"})
+
+    brightness_pct: int | None = Field(default=None, ge=0, le=100, description="Brightness in %.")
+    brightness_step_pct: int | None = Field(
+        default=None, ge=-100, le=100, description="Change brightness by this many %, e.g. -20."
+    )
+    color_name: ColorName | None = Field(default=None, description="A colour name.")
+    rgb_color: list[RgbChannel] | None = Field(
+        default=None, min_length=3, max_length=3, description="Colour as [red, green, blue]."
+    )
+    color_temp_kelvin: int | None = Field(
+        default=None, ge=1500, le=9000, description="White temperature: 2700 warm, 6500 cold."
+    )
+
+    @model_validator(mode="after")
+    def _one_setting(self) -> SetLight:
+        settings = [
+            self.brightness_pct,
+            self.brightness_step_pct,
+            self.color_name,
+            self.rgb_color,
+            self.color_temp_kelvin,
+        ]
+        if all(s is None for s in settings):
+            raise ValueError("give at least one setting: brightness, colour or temperature")
+        if self.brightness_pct is not None and self.brightness_step_pct is not None:
+            raise ValueError("give brightness_pct or brightness_step_pct, not both")
+        colours = [self.color_name, self.rgb_color, self.color_temp_kelvin]
+        if sum(c is not None for c in colours) > 1:
+            raise ValueError("give one of color_name, rgb_color, color_temp_kelvin")
+        return self
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        data: dict[str, object] = {}
+        if self.brightness_pct is not None:
+            data["brightness_pct"] = self.brightness_pct
+        if self.color_name is not None:
+            data["color_name"] = self.color_name.value
+        if self.rgb_color is not None:
+            data["rgb_color"] = list(self.rgb_color)
+        if self.color_temp_kelvin is not None:
+            data["color_temp_kelvin"] = self.color_temp_kelvin
+        if self.brightness_step_pct is None:
+            return per_domain(targets, "turn_on", data)
+        # Relative: each light from its own brightness, so the result is known (and bounded).
+        actions = []
+        for target in sorted(targets, key=lambda t: t.entity_id):
+            current = target.attributes.get("brightness")
+            current_pct = 0.0 if target.state != "on" or current is None else float(current) / 2.55
+            level = round(_clamp(current_pct + self.brightness_step_pct, 0, 100))
+            actions.append(
+                ServiceCall(
+                    "light", "turn_on", (target.entity_id,), {**data, "brightness_pct": level}
+                )
+            )
+        return tuple(actions)
+
+
+# --- climate -------------------------------------------------------------------------------
+
+
+class HvacMode(StrEnum):
+    OFF = "off"
+    HEAT = "heat"
+    COOL = "cool"
+    HEAT_COOL = "heat_cool"
+    AUTO = "auto"
+    DRY = "dry"
+    FAN_ONLY = "fan_only"
+
+
+class SetClimate(Targeted):
+    """Set a thermostat's target temperature (°C) or mode; "a bit warmer" is +1."""
+
+    name: ClassVar[str] = "set_climate"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"climate"})
+
+    temperature: float | None = Field(default=None, ge=5, le=35, description="Target °C.")
+    temperature_step: float | None = Field(
+        default=None, ge=-10, le=10, description="Change the target by this many °C."
+    )
+    hvac_mode: HvacMode | None = Field(default=None, description="Operating mode.")
+
+    @model_validator(mode="after")
+    def _one_setting(self) -> SetClimate:
+        if self.temperature is None and self.temperature_step is None and self.hvac_mode is None:
+            raise ValueError("give temperature, temperature_step or hvac_mode")
+        if self.temperature is not None and self.temperature_step is not None:
+            raise ValueError("give temperature or temperature_step, not both")
+        return self
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        ordered = sorted(targets, key=lambda t: t.entity_id)
+        if self.temperature is None and self.temperature_step is None:
+            assert self.hvac_mode is not None
+            return per_domain(ordered, "set_hvac_mode", {"hvac_mode": self.hvac_mode.value})
+        actions = []
+        for target in ordered:
+            if self.temperature is not None:
+                value = self.temperature
+            else:
+                assert self.temperature_step is not None
+                value = _current_number(target, "temperature", "target temperature")
+                value = _clamp(value + self.temperature_step, 5, 35)
+            data: dict[str, object] = {"temperature": round(value, 1)}
+            if self.hvac_mode is not None:
+                data["hvac_mode"] = self.hvac_mode.value
+            actions.append(ServiceCall("climate", "set_temperature", (target.entity_id,), data))
+        return tuple(actions)
+
+
+class SetHumidifier(Targeted):
+    """Set a humidifier's target humidity (%) or mode."""
+
+    name: ClassVar[str] = "set_humidifier"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"humidifier"})
+
+    humidity: int | None = Field(default=None, ge=0, le=100, description="Target humidity in %.")
+    mode: ShortText | None = Field(default=None, description="A mode the humidifier offers.")
+
+    @model_validator(mode="after")
+    def _one_setting(self) -> SetHumidifier:
+        if self.humidity is None and self.mode is None:
+            raise ValueError("give humidity or mode")
+        return self
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        actions: list[HaAction] = []
+        if self.humidity is not None:
+            actions += per_domain(targets, "set_humidity", {"humidity": self.humidity})
+        if self.mode is not None:
+            actions += per_domain(targets, "set_mode", {"mode": self.mode})
+        return tuple(actions)
+
+
+# --- covers and locks ----------------------------------------------------------------------
+
+
+class CoverClass(StrEnum):
+    """Kinds of cover. Doors, garage doors and gates are never opened as a side effect."""
+
+    BLIND = "blind"
+    CURTAIN = "curtain"
+    SHADE = "shade"
+    SHUTTER = "shutter"
+    AWNING = "awning"
+    WINDOW = "window"
+    DOOR = "door"
+    GARAGE = "garage"
+    GATE = "gate"
+    DAMPER = "damper"
+
+
+ENTRANCE_COVER_CLASSES = frozenset({CoverClass.DOOR, CoverClass.GARAGE, CoverClass.GATE})
+
+
+class ControlCover(Targeted):
+    """Open, close or stop covers (blinds, curtains, garage doors, gates) or set a position."""
+
+    name: ClassVar[str] = "control_cover"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"cover"})
+
+    action: Literal["open", "close", "stop", "set_position"] = Field(description="What to do.")
+    position: int | None = Field(
+        default=None, ge=0, le=100, description="For set_position: 0 closed, 100 open."
+    )
+    device_class: list[CoverClass] | None = Field(
+        default=None, description="Only covers of these kinds, e.g. [blind]."
+    )
+
+    @model_validator(mode="after")
+    def _position_with_set_position(self) -> ControlCover:
+        if (self.action == "set_position") != (self.position is not None):
+            raise ValueError("position goes with action set_position, and only with it")
+        return self
+
+    def target_fields(self) -> TargetSpec:
+        spec = super().target_fields()
+        classes = [c.value for c in self.device_class] if self.device_class else None
+        return spec.model_copy(update={"device_class": classes})
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        if self.action == "set_position":
+            return per_domain(targets, "set_cover_position", {"position": self.position})
+        return per_domain(targets, f"{self.action}_cover")
+
+
+class ControlLock(Targeted):
+    """Lock, unlock or open (unlatch) locks."""
+
+    name: ClassVar[str] = "control_lock"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"lock"})
+
+    action: Literal["lock", "unlock", "open"] = Field(description="What to do.")
+    code: Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z]{1,16}$")] | None = Field(
+        default=None, description="Lock code, only if the person said one."
+    )
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        data: dict[str, object] = {"code": self.code} if self.code else {}
+        return per_domain(targets, self.action, data)
+
+
+# --- fans ----------------------------------------------------------------------------------
+
+
+class SetFan(Targeted):
+    """Set fan speed (%), direction, oscillation or preset."""
+
+    name: ClassVar[str] = "set_fan"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"fan"})
+
+    percentage: int | None = Field(default=None, ge=0, le=100, description="Speed in %.")
+    percentage_step: int | None = Field(
+        default=None, ge=-100, le=100, description="Change speed by this many %."
+    )
+    direction: Literal["forward", "reverse"] | None = Field(default=None, description="Direction.")
+    oscillating: bool | None = Field(default=None, description="Swing from side to side.")
+    preset_mode: ShortText | None = Field(default=None, description="A preset the fan offers.")
+
+    @model_validator(mode="after")
+    def _one_setting(self) -> SetFan:
+        settings = [
+            self.percentage,
+            self.percentage_step,
+            self.direction,
+            self.oscillating,
+            self.preset_mode,
+        ]
+        if all(s is None for s in settings):
+            raise ValueError("give a speed, direction, oscillating or preset_mode")
+        if self.percentage is not None and self.percentage_step is not None:
+            raise ValueError("give percentage or percentage_step, not both")
+        return self
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        actions: list[HaAction] = []
+        if self.percentage is not None:
+            actions += per_domain(targets, "set_percentage", {"percentage": self.percentage})
+        if self.percentage_step is not None:
+            for target in sorted(targets, key=lambda t: t.entity_id):
+                current = target.attributes.get("percentage")
+                base = float(current) if isinstance(current, int | float) else 0.0
+                level = round(_clamp(base + self.percentage_step, 0, 100))
+                actions.append(
+                    ServiceCall("fan", "set_percentage", (target.entity_id,), {"percentage": level})
+                )
+        if self.direction is not None:
+            actions += per_domain(targets, "set_direction", {"direction": self.direction})
+        if self.oscillating is not None:
+            actions += per_domain(targets, "oscillate", {"oscillating": self.oscillating})
+        if self.preset_mode is not None:
+            actions += per_domain(targets, "set_preset_mode", {"preset_mode": self.preset_mode})
+        return tuple(actions)
+
+
+# --- media ---------------------------------------------------------------------------------
+
+MEDIA_SERVICES = {
+    "play": "media_play",
+    "pause": "media_pause",
+    "stop": "media_stop",
+    "next": "media_next_track",
+    "previous": "media_previous_track",
+}
+
+
+class ControlMedia(Targeted):
+    """Play, pause, stop, next or previous on media players."""
+
+    name: ClassVar[str] = "control_media"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"media_player"})
+
+    action: Literal["play", "pause", "stop", "next", "previous"] = Field(description="What to do.")
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        return per_domain(targets, MEDIA_SERVICES[self.action])
+
+
+class SetMedia(Targeted):
+    """Set media player volume (%), mute, or input source."""
+
+    name: ClassVar[str] = "set_media"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"media_player"})
+
+    volume_pct: int | None = Field(default=None, ge=0, le=100, description="Volume in %.")
+    volume_step_pct: int | None = Field(
+        default=None, ge=-100, le=100, description="Change volume by this many %."
+    )
+    mute: bool | None = Field(default=None, description="true to mute, false to unmute.")
+    source: ShortText | None = Field(default=None, description="An input source the player lists.")
+
+    @model_validator(mode="after")
+    def _one_setting(self) -> SetMedia:
+        if all(s is None for s in (self.volume_pct, self.volume_step_pct, self.mute, self.source)):
+            raise ValueError("give volume_pct, volume_step_pct, mute or source")
+        if self.volume_pct is not None and self.volume_step_pct is not None:
+            raise ValueError("give volume_pct or volume_step_pct, not both")
+        return self
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        actions: list[HaAction] = []
+        if self.volume_pct is not None:
+            actions += per_domain(targets, "volume_set", {"volume_level": self.volume_pct / 100})
+        if self.volume_step_pct is not None:
+            for target in sorted(targets, key=lambda t: t.entity_id):
+                current = _current_number(target, "volume_level", "volume")
+                level = round(_clamp(current + self.volume_step_pct / 100, 0, 1), 2)
+                actions.append(
+                    ServiceCall(
+                        "media_player", "volume_set", (target.entity_id,), {"volume_level": level}
+                    )
+                )
+        if self.mute is not None:
+            actions += per_domain(targets, "volume_mute", {"is_volume_muted": self.mute})
+        if self.source is not None:
+            actions += per_domain(targets, "select_source", {"source": self.source})
+        return tuple(actions)
+
+
+# --- vacuum, scenes, scripts, helpers ------------------------------------------------------
+
+
+class ControlVacuum(Targeted):
+    """Start, pause, stop a vacuum, or send it back to its dock."""
+
+    name: ClassVar[str] = "control_vacuum"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"vacuum"})
+
+    action: Literal["start", "pause", "stop", "return_to_base"] = Field(description="What to do.")
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        return per_domain(targets, self.action)
+
+
+class ActivateScene(Targeted):
+    """Activate a scene."""
+
+    name: ClassVar[str] = "activate_scene"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"scene"})
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        return per_domain(targets, "turn_on")
+
+
+class RunScript(Targeted):
+    """Run a script."""
+
+    name: ClassVar[str] = "run_script"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"script"})
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        return per_domain(targets, "turn_on")
+
+
+class SetNumber(Targeted):
+    """Set a number helper or number entity to a value."""
+
+    name: ClassVar[str] = "set_number"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"number", "input_number"})
+
+    value: float = Field(ge=-1_000_000, le=1_000_000, description="The new value.")
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        for target in targets:
+            low, high = target.attributes.get("min"), target.attributes.get("max")
+            if (
+                isinstance(low, int | float)
+                and isinstance(high, int | float)
+                and not low <= self.value <= high
+            ):
+                raise ToolMappingError(
+                    "out_of_range",
+                    f"{target.entity_id} takes values from {low} to {high}, not {self.value}",
+                )
+        return per_domain(targets, "set_value", {"value": self.value})
+
+
+class SelectOption(Targeted):
+    """Choose an option of a select or dropdown helper."""
+
+    name: ClassVar[str] = "select_option"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"select", "input_select"})
+
+    option: ShortText = Field(description="One of the options the entity lists.")
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        for target in targets:
+            options = target.attributes.get("options")
+            if isinstance(options, list) and self.option not in options:
+                raise ToolMappingError(
+                    "unknown_option",
+                    f"{target.entity_id} has no option {self.option!r}; it offers {options}",
+                )
+        return per_domain(targets, "select_option", {"option": self.option})
+
+
+Duration = Annotated[str, StringConstraints(pattern=r"^\d{1,2}:[0-5]\d:[0-5]\d$")]
+
+
+class ControlTimer(Targeted):
+    """Start (optionally with a duration), pause, cancel or finish a timer."""
+
+    name: ClassVar[str] = "control_timer"
+    access: ClassVar[Access] = Access.CONTROL
+    domains: ClassVar[frozenset[str]] = frozenset({"timer"})
+
+    action: Literal["start", "pause", "cancel", "finish"] = Field(description="What to do.")
+    duration: Duration | None = Field(default=None, description="For start: HH:MM:SS.")
+
+    @model_validator(mode="after")
+    def _duration_only_on_start(self) -> ControlTimer:
+        if self.duration is not None and self.action != "start":
+            raise ValueError("duration goes with action start only")
+        return self
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        data: dict[str, object] = {"duration": self.duration} if self.duration else {}
+        return per_domain(targets, self.action, data)
+
+
+DEVICE_TOOLS: tuple[type[Targeted], ...] = (
+    TurnOn,
+    TurnOff,
+    Toggle,
+    SetLight,
+    SetClimate,
+    SetHumidifier,
+    ControlCover,
+    ControlLock,
+    SetFan,
+    ControlMedia,
+    SetMedia,
+    ControlVacuum,
+    ActivateScene,
+    RunScript,
+    SetNumber,
+    SelectOption,
+    ControlTimer,
+)
