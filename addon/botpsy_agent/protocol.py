@@ -1,0 +1,130 @@
+"""The agent's request and response, typed: what every front door (MQTT, tests, the demo)
+hands to the agent and gets back. The MQTT wire format is these, as JSON
+(docs/mqtt-api.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from botpsy_agent.policy.model import Principal
+
+
+class Status(StrEnum):
+    DONE = "done"
+    NEEDS_CONFIRMATION = "needs_confirmation"
+    NEEDS_CLARIFICATION = "needs_clarification"
+    REFUSED = "refused"
+    ERROR = "error"
+    BUSY = "busy"  # queue full or rate limited (error.code says which)
+
+
+class Path(StrEnum):
+    FAST_PATH = "fast_path"
+    MODEL = "model"
+    CONFIRMATION = "confirmation"  # the answer to a pending confirmation question
+    NONE = "none"  # refused or failed before either path ran
+
+
+class Outcome(StrEnum):
+    EXECUTED = "executed"
+    PLANNED = "planned"  # dry run: authorised, not executed
+    REFUSED = "refused"
+    PENDING_CONFIRMATION = "pending_confirmation"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    code: str
+    """Stable, machine-readable: `invalid_json`, `unauthenticated`, `busy`, `ha_error`, …"""
+    message: str
+    """For people: says what was wrong and, where it helps, what to do."""
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    """One request, after authentication: the principal is established, never claimed."""
+
+    id: str
+    text: str
+    principal: Principal
+    language: str = "en"
+    conversation_id: str | None = None
+    device_id: str | None = None
+    """Where the speaker is (a satellite's device), for "the lights here"."""
+    area_id: str | None = None
+    dry_run: bool = False
+    """Plan and authorise, execute nothing."""
+
+
+@dataclass
+class ActionReport:
+    """One tool call the agent made, and what became of it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    entity_ids: list[str] = field(default_factory=list)
+    service_calls: list[dict[str, Any]] = field(default_factory=list)
+    """The HA calls it meant (WebSocket message bodies)."""
+    decision: str = "allow"  # allow | deny | confirm
+    rule: str | None = None
+    """The policy rule that decided."""
+    outcome: Outcome = Outcome.EXECUTED
+    result: Any = None
+    """New states, or what HA answered (events, items)."""
+    error: ErrorInfo | None = None
+
+
+@dataclass
+class Timings:
+    queue_ms: float = 0.0
+    fast_path_ms: float = 0.0
+    model_ms: float = 0.0
+    ha_ms: float = 0.0
+    total_ms: float = 0.0
+
+
+@dataclass
+class AgentResponse:
+    id: str
+    status: Status
+    speech: str = ""
+    conversation_id: str | None = None
+    actions: list[ActionReport] = field(default_factory=list)
+    error: ErrorInfo | None = None
+    path: Path = Path.NONE
+    timings: Timings = field(default_factory=Timings)
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: plain JSON types, enums as their values, empty error omitted."""
+        data = _plain(asdict(self))
+        if self.error is None:
+            data.pop("error")
+        return data
+
+    @classmethod
+    def failure(
+        cls, request_id: str, status: Status, code: str, message: str, **extra: Any
+    ) -> AgentResponse:
+        return cls(request_id, status, speech=message, error=ErrorInfo(code, message), **extra)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 2)
+    return value
+
+
+class Agent(Protocol):
+    """What the front doors call. Must answer every request exactly once, never raise."""
+
+    async def handle(self, request: AgentRequest) -> AgentResponse: ...
