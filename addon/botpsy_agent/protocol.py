@@ -100,7 +100,7 @@ class AgentResponse:
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: plain JSON types, enums as their values, empty error omitted."""
-        data = _plain(asdict(self))
+        data: dict[str, Any] = _plain(asdict(self))
         if self.error is None:
             data.pop("error")
         return data
