@@ -13,11 +13,12 @@ from pathlib import Path
 import sys
 from typing import Any
 
-from bench import llm_tiny, machine
+from bench import llm_tiny, machine, policy
 
 RESULTS = Path(__file__).parent / "results"
 BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "llm_tiny": llm_tiny.run,
+    "policy": policy.run,
 }
 
 
@@ -28,14 +29,16 @@ def main(argv: list[str] | None = None) -> int:
     host = machine.describe()
     cpus, memory = host["logical_cpus"], host["memory_gib"]
     print(f"[bench] machine: {host['cpu_model']}, {cpus} CPUs, {memory} GiB")
-    results: dict[str, Any] = {"machine": host, "started": datetime.now(UTC).isoformat()}
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d")
+    out = RESULTS / f"{stamp}.json"
+    # `--only` refreshes some sections of today's results and keeps the others.
+    results: dict[str, Any] = json.loads(out.read_text()) if args.only and out.exists() else {}
+    results.update({"machine": host, "started": datetime.now(UTC).isoformat()})
     for name in args.only or BENCHMARKS:
         print(f"[bench] {name} …", flush=True)
         results[name] = BENCHMARKS[name]()
         print(f"[bench] {name}: {json.dumps(results[name])}")
     RESULTS.mkdir(exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d")
-    out = RESULTS / f"{stamp}.json"
     out.write_text(json.dumps(results, indent=2) + "\n")
     summary = RESULTS / f"{stamp}.md"
     summary.write_text(_summary(results))
