@@ -1,0 +1,94 @@
+"""`botpsy-agent` / `python -m botpsy_agent`: the app's command line.
+
+    serve    run the service (the app's main process)
+    health   exit 0 when the service is ready (the image's HEALTHCHECK)
+
+Each subcommand imports what it needs when it runs, so `health`, which the container
+runs every few seconds, starts in milliseconds and never loads the model libraries.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+import sys
+
+from botpsy_agent import __version__
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_NOT_BUILT = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="botpsy-agent",
+        description="BotPsy: a private local assistant for Home Assistant.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    serve = commands.add_parser("serve", help="run the service (the app's main process)")
+    serve.add_argument(
+        "--options",
+        type=Path,
+        default=Path("/data/options.json"),
+        help="the app options file (default: %(default)s)",
+    )
+    serve.set_defaults(handler=_serve)
+
+    health = commands.add_parser(
+        "health", help="exit 0 when the model is loaded and MQTT and HA are connected"
+    )
+    health.add_argument(
+        "--file",
+        type=Path,
+        default=None,
+        help="the status file the service writes (default: $BOTPSY_RUN_DIR/health.json)",
+    )
+    health.add_argument(
+        "--max-age",
+        type=float,
+        default=None,
+        help="seconds after which the status file counts as stale (default: 60)",
+    )
+    health.set_defaults(handler=_health)
+    return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    # The start-up (options -> Supervisor -> MQTT, HA bridge, model) is wired once those
+    # parts exist; until then say so plainly instead of pretending to run.
+    print(
+        "botpsy-agent serve: the service start-up is not wired yet "
+        f"(options file: {args.options}); it lands with the start-up change of issue 8.",
+        file=sys.stderr,
+    )
+    return EXIT_NOT_BUILT
+
+
+def _health(args: argparse.Namespace) -> int:
+    from botpsy_agent.health import MAX_AGE_S, check_health, default_health_path
+
+    verdict = check_health(
+        args.file or default_health_path(),
+        max_age=MAX_AGE_S if args.max_age is None else args.max_age,
+    )
+    print(verdict.line())
+    return EXIT_OK if verdict.healthy else EXIT_FAILED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.handler(args)
+    return code
+
+
+def run() -> None:
+    """Console-script entry point (`botpsy-agent`)."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

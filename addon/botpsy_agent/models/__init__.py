@@ -1,0 +1,25 @@
+"""Model management: the catalogue of published files, downloading, the models folder."""
+
+from botpsy_agent.models.catalog import CATALOG, HUGGING_FACE_BASE_URL, ModelFile
+from botpsy_agent.models.download import Downloaded, DownloadError, download_file
+from botpsy_agent.models.store import (
+    ModelPlan,
+    ensure_model,
+    other_models,
+    plan_model,
+    remove_other_models,
+)
+
+__all__ = [
+    "CATALOG",
+    "HUGGING_FACE_BASE_URL",
+    "DownloadError",
+    "Downloaded",
+    "ModelFile",
+    "ModelPlan",
+    "download_file",
+    "ensure_model",
+    "other_models",
+    "plan_model",
+    "remove_other_models",
+]

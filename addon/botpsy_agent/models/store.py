@@ -1,0 +1,196 @@
+"""The models folder: which file the options ask for, getting it, and tidying up.
+
+Models live in the app config folder's `models/` (the user sees it as
+`addon_configs/<id>_botpsy/models/`), which backups skip. Choosing another quantization in
+the options uses that file at the next start (downloaded if needed); the previous file
+stays until the user asks for it to be removed (`remove_other_models`), so switching back
+costs nothing.
+
+A checked file gets a small `<file>.sha256` note (hash, size, modification time), so a
+later start does not read a gigabyte again to check it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+import logging
+from pathlib import Path, PurePosixPath
+from typing import Final
+from urllib.parse import unquote, urlsplit
+
+import aiohttp
+
+from botpsy_agent.config import ModelChoice, ModelSettings
+from botpsy_agent.models.catalog import CATALOG
+from botpsy_agent.models.download import (
+    MB,
+    DownloadError,
+    ProgressCallback,
+    download_file,
+    sha256_of,
+)
+
+_LOGGER = logging.getLogger(__name__)
+
+GGUF_MAGIC: Final = b"GGUF"
+NOTE_SUFFIX: Final = ".sha256"
+MODEL_SUFFIXES: Final = (".gguf", ".gguf.part", ".gguf.sha256")
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    """Where the model file is (or will be), and where it comes from."""
+
+    path: Path
+    url: str | None
+    """None: a file the user provides; it is never downloaded."""
+    sha256: str | None
+    approx_bytes: int | None
+    label: str
+
+
+def plan_model(settings: ModelSettings, models_dir: Path) -> ModelPlan:
+    """The file the options ask for (pure: nothing is read or fetched)."""
+    if settings.choice is not ModelChoice.CUSTOM:
+        entry = CATALOG[settings.choice]
+        return ModelPlan(
+            path=models_dir / entry.file_name,
+            url=entry.url(settings.mirror),
+            sha256=entry.sha256,
+            approx_bytes=entry.approx_bytes,
+            label=f"BotPsy-0.8B {entry.choice.value}",
+        )
+    source = settings.custom_source
+    if source is None:
+        raise ValueError("a custom model needs custom_source")
+    if "://" in source:
+        name = unquote(PurePosixPath(urlsplit(source).path).name)
+        return ModelPlan(models_dir / name, source, settings.sha256, None, f"custom model {name}")
+    path = Path(source)
+    return ModelPlan(path, None, settings.sha256, None, f"custom model {path.name}")
+
+
+async def ensure_model(
+    plan: ModelPlan,
+    *,
+    session: aiohttp.ClientSession | None,
+    offline: bool,
+    on_progress: ProgressCallback | None = None,
+    progress_interval_s: float = 5.0,
+    attempts: int = 5,
+    retry_delay_s: float = 2.0,
+) -> Path:
+    """The model file, present and checked: downloaded when missing, unless offline.
+
+    Raises `DownloadError` with a code: `offline_missing`, `custom_missing`,
+    `checksum_mismatch`, `not_gguf`, `not_enough_disk`, `interrupted`, `not_found`, ...
+    """
+    if plan.path.exists():
+        await _check_present(plan)
+        _LOGGER.info("Using %s (%s)", plan.path, plan.label)
+        return plan.path
+    if plan.url is None:
+        raise DownloadError(
+            "custom_missing",
+            f"custom_model: {plan.path} does not exist; copy the file there or fix the path",
+        )
+    if offline:
+        raise DownloadError(
+            "offline_missing",
+            f"offline is on and {plan.path.name} is not in {plan.path.parent}; copy the file "
+            "into the models folder of the app's config folder, or turn offline off",
+        )
+    if session is None:
+        raise ValueError("downloading needs an aiohttp session")
+    result = await download_file(
+        session,
+        plan.url,
+        plan.path,
+        sha256=plan.sha256,
+        size_hint=plan.approx_bytes,
+        attempts=attempts,
+        retry_delay_s=retry_delay_s,
+        progress_interval_s=progress_interval_s,
+        on_progress=on_progress,
+    )
+    try:
+        _check_magic(plan.path)
+    except DownloadError:
+        plan.path.unlink(missing_ok=True)
+        raise
+    _write_note(plan.path, result.sha256)
+    _LOGGER.info(
+        "Downloaded %s: %.0f MB in %.0f s (SHA-256 %s)",
+        plan.path.name,
+        result.size / MB,
+        result.seconds,
+        result.sha256,
+    )
+    return plan.path
+
+
+async def _check_present(plan: ModelPlan) -> None:
+    """A file already there: it must be a GGUF, and match the expected SHA-256 if one is known."""
+    _check_magic(plan.path)
+    if plan.sha256 is None or _note_matches(plan.path, plan.sha256):
+        return
+    _LOGGER.info("Checking the SHA-256 of %s", plan.path.name)
+    digest = await asyncio.to_thread(sha256_of, plan.path)
+    if digest != plan.sha256:
+        raise DownloadError(
+            "checksum_mismatch",
+            f"{plan.path} has SHA-256 {digest}, expected {plan.sha256}; it may be damaged or "
+            "another version: delete it (it is downloaded again) or correct the checksum",
+        )
+    _write_note(plan.path, digest)
+
+
+def _check_magic(path: Path) -> None:
+    with path.open("rb") as file:
+        head = file.read(len(GGUF_MAGIC))
+    if head != GGUF_MAGIC:
+        raise DownloadError(
+            "not_gguf",
+            f"{path} is not a GGUF model file (it starts with {head!r}); "
+            "a wrong URL often gives an HTML page instead",
+        )
+
+
+def _note_path(path: Path) -> Path:
+    return path.with_name(path.name + NOTE_SUFFIX)
+
+
+def _write_note(path: Path, digest: str) -> None:
+    stat = path.stat()
+    _note_path(path).write_text(f"{digest} {stat.st_size} {stat.st_mtime_ns}\n", encoding="utf-8")
+
+
+def _note_matches(path: Path, digest: str) -> bool:
+    try:
+        recorded = _note_path(path).read_text(encoding="utf-8").split()
+    except OSError:
+        return False
+    stat = path.stat()
+    return recorded == [digest, str(stat.st_size), str(stat.st_mtime_ns)]
+
+
+def other_models(models_dir: Path, keep: Path) -> list[Path]:
+    """Model files (and partial downloads) in `models_dir` other than `keep` and its note."""
+    if not models_dir.is_dir():
+        return []
+    kept = {keep.name, _note_path(keep).name}
+    return sorted(
+        path
+        for path in models_dir.iterdir()
+        if path.is_file() and path.name.endswith(MODEL_SUFFIXES) and path.name not in kept
+    )
+
+
+def remove_other_models(models_dir: Path, keep: Path) -> list[Path]:
+    """Delete the other model files (only when the user asks); returns what was removed."""
+    removed = other_models(models_dir, keep)
+    for path in removed:
+        path.unlink(missing_ok=True)
+        _LOGGER.info("Removed %s", path)
+    return removed

@@ -1,0 +1,243 @@
+"""The Supervisor's API, the parts the app uses: the MQTT service and discovery.
+
+Inside an app container the Supervisor answers at `http://supervisor` and accepts the
+token it put in `SUPERVISOR_TOKEN` (regenerated at every app start; read it, never store
+it). Answers are `{"result": "ok", "data": {...}}` or `{"result": "error", "message": ...}`.
+
+* `GET /services/mqtt` gives the broker the Mosquitto app (or another provider) offers:
+  host, port, ssl, username, password, protocol. The app's config declares
+  `services: ["mqtt:need"]`, so the Supervisor lets it read them.
+* `POST /discovery` with `{"service": "botpsy", "config": {...}}` offers the BotPsy
+  integration in Home Assistant (the config declares `discovery: ["botpsy"]`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+import logging
+import os
+from pathlib import Path
+from typing import Any, Final
+
+import aiohttp
+
+from botpsy_agent.config import MqttOverride, MqttSettings, Secret
+
+_LOGGER = logging.getLogger(__name__)
+
+SUPERVISOR_URL: Final = "http://supervisor"
+URL_ENV: Final = "BOTPSY_SUPERVISOR_URL"
+"""Overrides the Supervisor's address (tests and development, with a stand-in)."""
+TOKEN_ENVS: Final = ("SUPERVISOR_TOKEN", "HASSIO_TOKEN")
+DISCOVERY_SERVICE: Final = "botpsy"
+DEFAULT_MQTT_PORT: Final = 1883
+DEFAULT_MQTTS_PORT: Final = 8883
+
+
+class SupervisorError(Exception):
+    """The Supervisor could not give what was asked; `code` is stable, the message says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"{code}: {message}")
+
+
+@dataclass(frozen=True)
+class MqttService:
+    """The broker the Supervisor announces (`GET /services/mqtt`)."""
+
+    host: str
+    port: int
+    ssl: bool
+    username: str | None
+    password: Secret | None
+    protocol: str
+
+
+class SupervisorClient:
+    """A small client for the Supervisor API, over the caller's aiohttp session."""
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        token: str,
+        *,
+        url: str = SUPERVISOR_URL,
+        timeout_s: float = 10.0,
+        attempts: int = 3,
+        retry_delay_s: float = 1.0,
+    ) -> None:
+        self._session = session
+        self._token = token
+        self.url = url.rstrip("/")
+        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._attempts = max(1, attempts)
+        self._retry_delay_s = retry_delay_s
+
+    def __repr__(self) -> str:
+        return f"SupervisorClient(url={self.url!r})"  # never the token
+
+    @classmethod
+    def from_environment(
+        cls, session: aiohttp.ClientSession, environ: Mapping[str, str] | None = None
+    ) -> SupervisorClient:
+        """The client for this container: token and address from the environment."""
+        env = os.environ if environ is None else environ
+        token = next((env[name] for name in TOKEN_ENVS if env.get(name)), None)
+        if token is None:
+            raise SupervisorError(
+                "no_token",
+                "SUPERVISOR_TOKEN is not set: the app is not running under the Supervisor "
+                "(outside Home Assistant, set the MQTT broker in the options: mqtt.host)",
+            )
+        return cls(session, token, url=env.get(URL_ENV) or SUPERVISOR_URL)
+
+    async def mqtt_service(self) -> MqttService:
+        """The broker the Supervisor offers, or `SupervisorError` saying why there is none."""
+        try:
+            data = await self._request("GET", "/services/mqtt")
+        except SupervisorError as err:
+            if err.code == "not_found":
+                raise SupervisorError(
+                    "no_mqtt_service",
+                    "the Supervisor has no MQTT broker to offer "
+                    f"({err.message}); install and start the Mosquitto broker app, "
+                    "or set another broker in the options (mqtt.host)",
+                ) from None
+            raise
+        try:
+            password = data.get("password")
+            return MqttService(
+                host=str(data["host"]),
+                port=int(data["port"]),
+                ssl=bool(data.get("ssl", False)),
+                username=data.get("username") or None,
+                password=Secret(str(password)) if password else None,
+                protocol=str(data.get("protocol") or "3.1.1"),
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise SupervisorError(
+                "bad_response", f"the MQTT service answer lacks a usable {err}"
+            ) from None
+
+    async def publish_discovery(self, config: Mapping[str, Any]) -> str:
+        """Offer the BotPsy integration to Home Assistant; returns the discovery's uuid."""
+        data = await self._request(
+            "POST", "/discovery", {"service": DISCOVERY_SERVICE, "config": dict(config)}
+        )
+        uuid = data.get("uuid")
+        if not isinstance(uuid, str):
+            raise SupervisorError("bad_response", "the discovery answer has no uuid")
+        return uuid
+
+    async def _request(
+        self, method: str, path: str, body: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """One API call with a few retries while the Supervisor cannot be reached."""
+        for attempt in range(1, self._attempts + 1):
+            try:
+                return await self._request_once(method, path, body)
+            except SupervisorError as err:
+                if err.code != "unreachable" or attempt == self._attempts:
+                    raise
+                _LOGGER.warning(
+                    "Supervisor not reachable (%s); trying again (%d of %d)",
+                    err.message,
+                    attempt + 1,
+                    self._attempts,
+                )
+                await asyncio.sleep(self._retry_delay_s * attempt)
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    async def _request_once(
+        self, method: str, path: str, body: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {self._token}"}
+        try:
+            async with self._session.request(
+                method, self.url + path, json=body, headers=headers, timeout=self._timeout
+            ) as response:
+                status = response.status
+                try:
+                    payload = await response.json(content_type=None)
+                except aiohttp.ContentTypeError, ValueError:
+                    payload = None
+        except (aiohttp.ClientConnectionError, TimeoutError) as err:
+            raise SupervisorError(
+                "unreachable",
+                f"cannot reach the Supervisor at {self.url} ({_describe(err)})",
+            ) from None
+        return _unwrap(status, payload, f"{method} {path}")
+
+
+def _describe(err: BaseException) -> str:
+    return str(err) or type(err).__name__
+
+
+def _unwrap(status: int, payload: object, what: str) -> dict[str, Any]:
+    message = payload.get("message") if isinstance(payload, dict) else None
+    if status in {401, 403}:
+        raise SupervisorError(
+            "refused" if status == 403 else "unauthorized",
+            f"the Supervisor refused {what} (HTTP {status}: {message or 'no reason given'})",
+        )
+    if status == 404:
+        raise SupervisorError("not_found", f"{what}: HTTP 404 ({message or 'not found'})")
+    if not isinstance(payload, dict):
+        raise SupervisorError("bad_response", f"{what}: HTTP {status}, not a JSON object")
+    if status >= 400 or payload.get("result") != "ok":
+        reason = message or f"HTTP {status}"
+        code = "not_found" if "not enabled" in str(reason).lower() else "error"
+        raise SupervisorError(code, f"{what}: {reason}")
+    data = payload.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+async def resolve_mqtt(override: MqttOverride, client: SupervisorClient | None) -> MqttSettings:
+    """The broker to use: the options' own broker, or the Supervisor's with optional login.
+
+    * `mqtt.host` set: that broker, with the options' port, TLS and login; the Supervisor
+      is not asked.
+    * otherwise: the Supervisor's broker; `mqtt.username`/`mqtt.password`, when set,
+      replace the shared login it hands out (a dedicated user with its own ACL).
+    """
+    if override.host is not None:
+        tls = bool(override.tls)
+        return MqttSettings(
+            host=override.host,
+            port=override.port or (DEFAULT_MQTTS_PORT if tls else DEFAULT_MQTT_PORT),
+            username=override.username,
+            password=override.password,
+            tls=tls,
+            ca_file=override.ca_file,
+            protocol="3.1.1",
+            source="options",
+        )
+    if client is None:
+        raise SupervisorError(
+            "no_supervisor",
+            "no MQTT broker: set mqtt.host in the options, or run the app under the Supervisor",
+        )
+    service = await client.mqtt_service()
+    own_login = override.username is not None
+    return MqttSettings(
+        host=service.host,
+        port=service.port,
+        username=override.username if own_login else service.username,
+        password=override.password if own_login else service.password,
+        tls=service.ssl,
+        ca_file=None,
+        protocol=service.protocol,
+        source="supervisor+options" if own_login else "supervisor",
+    )
+
+
+def describe_broker(settings: MqttSettings) -> str:
+    """One log line about the broker, without secrets."""
+    scheme = "mqtts" if settings.tls else "mqtt"
+    user = f"{settings.username}@" if settings.username else ""
+    ca = f", CA {Path(settings.ca_file).name}" if settings.ca_file else ""
+    return f"{scheme}://{user}{settings.host}:{settings.port} (from {settings.source}{ca})"
