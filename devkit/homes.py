@@ -31,7 +31,7 @@ def _e(entity_id: str, name: str, area: str | None, **extra: object) -> Entity:
 
 
 def family_home() -> Home:
-    """A family home: 34 entities in 8 areas on 2 floors, with labels and hidden ones."""
+    """A family home: 38 entities in 8 areas on 2 floors, with labels and hidden ones."""
     entities = [
         _e("light.kitchen", "Kitchen light", "kitchen", aliases=("kitchen lamp",)),
         _e("light.kitchen_counter", "Counter lights", "kitchen"),
@@ -74,6 +74,10 @@ def family_home() -> Home:
             labels=frozenset({"grown_ups"}),
             exposed=False,
         ),
+        _e("humidifier.bedroom", "Bedroom humidifier", "bedroom"),
+        _e("number.kids_night_light_minutes", "Night light minutes", "kids_room"),
+        _e("select.vacuum_mode", "Vacuum mode", "living_room"),
+        _e("timer.pasta", "Pasta timer", "kitchen"),
         _e("calendar.family", "Family calendar", None),
         _e("todo.shopping_list", "Shopping list", "kitchen"),
         _e("notify.mobile_app_anna", "Anna's phone", None, is_service=True),

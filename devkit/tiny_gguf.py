@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
+import json
 from pathlib import Path
 
 import gguf
@@ -124,6 +125,19 @@ def learn_merges(sample_text: Iterable[str], n_merges: int) -> list[tuple[str, s
         merges.append(best)
         words = Counter({_merge_word(symbols, best): n for symbols, n in words.items()})
     return merges
+
+
+def prompt_merges(n_merges: int = 800) -> list[tuple[str, str]]:
+    """Merges learned from our own prompt text (system prompt, tool list, a listing), so the
+    stand-in models tokenize prompts to roughly the lengths a real tokenizer gives."""
+    from botpsy_agent.llm.prompt import SYSTEM_PROMPT, compact_tool
+    from devkit.homes import family_home
+    from tool_schemas.catalog import TOOLS, tool_json_schema
+
+    listing = [f"{e.entity_id} {e.name} {e.area_id or ''}" for e in family_home().entities.values()]
+    corpus = [SYSTEM_PROMPT, *listing]
+    corpus += [json.dumps(compact_tool(tool_json_schema(tool))) for tool in TOOLS.values()]
+    return learn_merges(corpus, n_merges)
 
 
 def _merge_word(word: tuple[str, ...], pair: tuple[str, str]) -> tuple[str, ...]:

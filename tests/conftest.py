@@ -14,7 +14,7 @@ from homeassistant.setup import async_setup_component
 import pytest
 
 from devkit.mosquitto import MosquittoBroker, MqttUser
-from devkit.tiny_gguf import TINY_QWEN3, TINY_QWEN35, write_model
+from devkit.tiny_gguf import TINY_QWEN3, TINY_QWEN35, prompt_merges, write_model
 from tests.ha_server import HomeAssistantApiServer
 from tests.mqtt_probe import MqttProbe
 
@@ -90,10 +90,12 @@ async def ha_api(
 @pytest.fixture(scope="session")
 def tiny_qwen35_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random hybrid (Gated DeltaNet) Qwen3.5-style model with XML tool calls."""
-    return write_model(tmp_path_factory.mktemp("models") / "tiny-qwen35.gguf", TINY_QWEN35)
+    path = tmp_path_factory.mktemp("models") / "tiny-qwen35.gguf"
+    return write_model(path, TINY_QWEN35, merges=prompt_merges())
 
 
 @pytest.fixture(scope="session")
 def tiny_qwen3_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random Qwen3-style model with Hermes JSON tool calls."""
-    return write_model(tmp_path_factory.mktemp("models") / "tiny-qwen3.gguf", TINY_QWEN3)
+    path = tmp_path_factory.mktemp("models") / "tiny-qwen3.gguf"
+    return write_model(path, TINY_QWEN3, merges=prompt_merges())

@@ -54,6 +54,11 @@ class Tool(BaseModel):
     access: ClassVar[Access]
     domains: ClassVar[frozenset[str]] = frozenset()
     """Entity domains this tool may act on; empty for tools without targets."""
+    shapes: ClassVar[tuple[str, ...]] = ()
+    """The argument combinations that validate, for the model's grammar (empty: required
+    fields plus any optional ones). Comma-separated items: `f` required, `f?` optional,
+    `a|b` exactly one of, `a|b?` at most one of, `f=x|y` required with only these values.
+    Target fields (entity_id, area_id, …) are implied and not listed."""
 
     def target_fields(self) -> TargetSpec | None:
         """The target this call names, or None for tools that take none."""

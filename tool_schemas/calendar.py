@@ -56,21 +56,20 @@ class _CalendarRange(Tool):
     calendar_id: list[CalendarId] | None = Field(
         default=None, max_length=10, description="Calendars to read; omit for all of them."
     )
-    period: Period | None = Field(default=None, description="A common range, instead of start/end.")
+    period: Period | None = Field(default=None, description="A common range, or give start.")
     start: LocalDateTime | None = Field(default=None, description="Range start, local time.")
-    end: LocalDateTime | None = Field(default=None, description="Range end, local time.")
+    hours: int | None = Field(default=None, ge=1, le=744, description="Range length from start.")
 
     domains: ClassVar[frozenset[str]] = frozenset({"calendar"})
+    shapes: ClassVar[tuple[str, ...]] = ("calendar_id?, period", "calendar_id?, start, hours")
 
     @model_validator(mode="after")
     def _a_range(self) -> _CalendarRange:
-        explicit = self.start is not None or self.end is not None
-        if self.period is None and not (self.start and self.end):
-            raise ValueError("give a period, or both start and end")
+        explicit = self.start is not None or self.hours is not None
+        if self.period is None and not (self.start is not None and self.hours is not None):
+            raise ValueError("give a period, or start and hours")
         if self.period is not None and explicit:
-            raise ValueError("give a period or start/end, not both")
-        if self.start and self.end and self.end <= self.start:
-            raise ValueError("end must be after start")
+            raise ValueError("give a period or start and hours, not both")
         return self
 
     def target_fields(self) -> TargetSpec:
@@ -81,8 +80,9 @@ class _CalendarRange(Tool):
     def range(self, context: MappingContext) -> tuple[datetime, datetime]:
         if self.period is not None:
             return period_range(self.period, context)
-        assert self.start is not None and self.end is not None
-        return _local(self.start, context), _local(self.end, context)
+        assert self.start is not None and self.hours is not None
+        start = _local(self.start, context)
+        return start, start + timedelta(hours=self.hours)
 
     def to_actions(
         self, targets: Sequence[TargetState], context: MappingContext
@@ -108,34 +108,37 @@ class CheckFreeBusy(_CalendarRange):
 
 
 class _EventTimes(Tool):
+    """An event's time: a start and a length in minutes, or all-day from a date for days.
+
+    Start plus length (not start and end) so a generated event can never end before it starts.
+    """
+
     start: LocalDateTime | None = Field(default=None, description="Start, local time.")
-    end: LocalDateTime | None = Field(default=None, description="End, local time.")
+    minutes: int | None = Field(default=None, ge=5, le=1440, description="Length in minutes.")
     start_date: Day | None = Field(default=None, description="All-day event: first day.")
-    end_date: Day | None = Field(
-        default=None, description="All-day event: the day after the last day."
-    )
+    days: int | None = Field(default=None, ge=1, le=31, description="All-day event: how many days.")
+
+    TIME_SHAPES: ClassVar[tuple[str, str]] = ("start, minutes", "start_date, days")
 
     @model_validator(mode="after")
     def _one_kind_of_time(self) -> _EventTimes:
-        timed = self.start is not None and self.end is not None
-        all_day = self.start_date is not None and self.end_date is not None
-        partial = {self.start, self.end, self.start_date, self.end_date} - {None}
-        if timed == all_day or len(partial) != 2:
-            raise ValueError("give start and end, or start_date and end_date")
-        if timed and self.end and self.start and self.end <= self.start:
-            raise ValueError("end must be after start")
-        if all_day and self.end_date and self.start_date and self.end_date <= self.start_date:
-            raise ValueError("end_date must be after start_date")
+        timed = self.start is not None and self.minutes is not None
+        all_day = self.start_date is not None and self.days is not None
+        given = [v for v in (self.start, self.minutes, self.start_date, self.days) if v is not None]
+        if timed == all_day or len(given) != 2:
+            raise ValueError("give start and minutes, or start_date and days")
         return self
 
     def times(self, context: MappingContext) -> dict[str, str]:
-        if self.start is not None and self.end is not None:
+        if self.start is not None and self.minutes is not None:
+            start = _local(self.start, context)
             return {
-                "start_date_time": _local(self.start, context).isoformat(),
-                "end_date_time": _local(self.end, context).isoformat(),
+                "start_date_time": start.isoformat(),
+                "end_date_time": (start + timedelta(minutes=self.minutes)).isoformat(),
             }
-        assert self.start_date is not None and self.end_date is not None
-        return {"start_date": self.start_date.isoformat(), "end_date": self.end_date.isoformat()}
+        assert self.start_date is not None and self.days is not None
+        end = self.start_date + timedelta(days=self.days)  # HA's end date is exclusive
+        return {"start_date": self.start_date.isoformat(), "end_date": end.isoformat()}
 
 
 class CreateEvent(_EventTimes):
@@ -149,6 +152,11 @@ class CreateEvent(_EventTimes):
     summary: ShortText = Field(description="Event title.")
     description: LongText | None = Field(default=None, description="Details.")
     location: ShortText | None = Field(default=None, description="Where.")
+
+    shapes: ClassVar[tuple[str, ...]] = tuple(
+        f"calendar_id, summary, {times}, description?, location?"
+        for times in _EventTimes.TIME_SHAPES
+    )
 
     def target_fields(self) -> TargetSpec:
         return TargetSpec(entity_id=[self.calendar_id])
@@ -167,7 +175,7 @@ class CreateEvent(_EventTimes):
 
 
 class UpdateEvent(_EventTimes):
-    """Change an event found with list_events: give its uid and its new summary and times."""
+    """Change an event found with list_events: give its uid, its summary and its new time."""
 
     name: ClassVar[str] = "update_event"
     access: ClassVar[Access] = Access.CONTROL
@@ -181,6 +189,11 @@ class UpdateEvent(_EventTimes):
     summary: ShortText = Field(description="Event title (keep the old one if unchanged).")
     description: LongText | None = Field(default=None, description="Details.")
     location: ShortText | None = Field(default=None, description="Where.")
+
+    shapes: ClassVar[tuple[str, ...]] = tuple(
+        f"calendar_id, uid, recurrence_id?, summary, {times}, description?, location?"
+        for times in _EventTimes.TIME_SHAPES
+    )
 
     def target_fields(self) -> TargetSpec:
         return TargetSpec(entity_id=[self.calendar_id])

@@ -90,13 +90,16 @@ def tool_json_schema(tool: type[Tool]) -> dict[str, Any]:
     parameters = _simplify(_inline_refs(schema, schema.pop("$defs", {})))
     parameters.pop("title", None)
     parameters.pop("description", None)
-    return {
+    exported: dict[str, Any] = {
         "name": tool.name,
         "description": tool.purpose(),
         "access": tool.access.value,
         "domains": sorted(tool.domains),
         "parameters": parameters,
     }
+    if tool.shapes:
+        exported["x-shapes"] = list(tool.shapes)
+    return exported
 
 
 def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:

@@ -132,6 +132,10 @@ class SetLight(Targeted):
     name: ClassVar[str] = "set_light"
     access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"light"})
+    shapes: ClassVar[tuple[str, ...]] = (
+        "brightness_pct|brightness_step_pct, color_name|rgb_color|color_temp_kelvin?",
+        "color_name|rgb_color|color_temp_kelvin",
+    )
 
     brightness_pct: int | None = Field(default=None, ge=0, le=100, description="Brightness in %.")
     brightness_step_pct: int | None = Field(
@@ -210,6 +214,7 @@ class SetClimate(Targeted):
     name: ClassVar[str] = "set_climate"
     access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"climate"})
+    shapes: ClassVar[tuple[str, ...]] = ("temperature|temperature_step, hvac_mode?", "hvac_mode")
 
     temperature: float | None = Field(default=None, ge=5, le=35, description="Target °C.")
     temperature_step: float | None = Field(
@@ -253,6 +258,7 @@ class SetHumidifier(Targeted):
     name: ClassVar[str] = "set_humidifier"
     access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"humidifier"})
+    shapes: ClassVar[tuple[str, ...]] = ("humidity, mode?", "mode")
 
     humidity: int | None = Field(default=None, ge=0, le=100, description="Target humidity in %.")
     mode: ShortText | None = Field(default=None, description="A mode the humidifier offers.")
@@ -301,6 +307,10 @@ class ControlCover(Targeted):
     name: ClassVar[str] = "control_cover"
     access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"cover"})
+    shapes: ClassVar[tuple[str, ...]] = (
+        "action=open|close|stop, device_class?",
+        "action=set_position, position, device_class?",
+    )
 
     action: Literal["open", "close", "stop", "set_position"] = Field(description="What to do.")
     position: int | None = Field(
@@ -357,6 +367,9 @@ class SetFan(Targeted):
     name: ClassVar[str] = "set_fan"
     access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"fan"})
+    shapes: ClassVar[tuple[str, ...]] = (
+        "percentage|percentage_step|direction|oscillating|preset_mode",
+    )
 
     percentage: int | None = Field(default=None, ge=0, le=100, description="Speed in %.")
     percentage_step: int | None = Field(
@@ -436,6 +449,7 @@ class SetMedia(Targeted):
     name: ClassVar[str] = "set_media"
     access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"media_player"})
+    shapes: ClassVar[tuple[str, ...]] = ("volume_pct|volume_step_pct|mute|source",)
 
     volume_pct: int | None = Field(default=None, ge=0, le=100, description="Volume in %.")
     volume_step_pct: int | None = Field(
@@ -575,6 +589,7 @@ class ControlTimer(Targeted):
     name: ClassVar[str] = "control_timer"
     access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"timer"})
+    shapes: ClassVar[tuple[str, ...]] = ("action=start, duration?", "action=pause|cancel|finish")
 
     action: Literal["start", "pause", "cancel", "finish"] = Field(description="What to do.")
     duration: Duration | None = Field(default=None, description="For start: HH:MM:SS.")

@@ -1,0 +1,1 @@
+"""The conversation loop: request -> fast path or model -> typed calls -> authorize -> execute."""

@@ -1,0 +1,93 @@
+"""What the model is offered for one principal: tool schemas narrowed to its scope.
+
+The grammar is built from these, so a tool or an id outside the principal's scope cannot be
+generated at all (the second wall; `authorize` is the first and decides every call anyway).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+import hashlib
+import json
+from typing import Any
+
+from botpsy_agent.home.listing import render_listing
+from botpsy_agent.home.model import Home
+from botpsy_agent.policy import Scope
+from tool_schemas.catalog import TOOLS, tool_json_schema
+
+# Fields that hold ids of a single domain's entities (not through the generic target).
+SINGLE_ENTITY_FIELDS = ("calendar_id", "list_id", "recipient")
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The tools and listing one principal's prompt and grammar are built from."""
+
+    schemas: tuple[dict[str, Any], ...]
+    listing: str
+    entity_ids: frozenset[str]
+
+    @property
+    def key(self) -> str:
+        """Identifies the prompt prefix this offer produces (for snapshots and grammars)."""
+        text = json.dumps([self.schemas, self.listing], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(s["name"] for s in self.schemas)
+
+
+def build_offer(scope: Scope, home: Home) -> Offer:
+    schemas = []
+    for name, tool in TOOLS.items():
+        if name not in scope.tools:
+            continue
+        schema = copy.deepcopy(tool_json_schema(tool))
+        if _narrow(schema, sorted(scope.entities_for(name)), home):
+            schemas.append(schema)
+    entity_ids = scope.all_entities
+    return Offer(tuple(schemas), render_listing(home, entity_ids), entity_ids)
+
+
+def _narrow(schema: dict[str, Any], allowed: list[str], home: Home) -> bool:
+    """Put the allowed ids into the schema as enums; False if the tool is left with none."""
+    properties: dict[str, Any] = schema["parameters"]["properties"]
+    required = set(schema["parameters"].get("required", ()))
+    if not allowed and "domains" in schema and schema["domains"]:
+        return not any(k in properties for k in ("entity_id", *SINGLE_ENTITY_FIELDS))
+    entities = [home.entities[e] for e in allowed if e in home.entities]
+    groups = {
+        "entity_id": allowed,
+        "area_id": sorted({e.area_id for e in entities if e.area_id}),
+        "floor_id": sorted({e.floor_id for e in entities if e.floor_id}),
+        "device_id": sorted({e.device_id for e in entities if e.device_id}),
+        "label_id": sorted({label for e in entities for label in e.labels}),
+        "domain": sorted({e.domain for e in entities}),
+        "device_class": sorted({e.device_class for e in entities if e.device_class}),
+    }
+    for key, values in groups.items():
+        if key not in properties:
+            continue
+        spec = properties[key]
+        if not values:
+            del properties[key]
+        elif "enum" in spec.get("items", {}):  # a fixed vocabulary (cover classes): narrow it
+            spec["items"]["enum"] = [v for v in spec["items"]["enum"] if v in values] or values
+        else:
+            spec["items"]["enum"] = values
+    for key in SINGLE_ENTITY_FIELDS:
+        if key not in properties:
+            continue
+        spec = properties[key]
+        target = spec["items"] if spec.get("type") == "array" else spec
+        if not allowed:
+            if key in required:
+                return False
+            del properties[key]
+            continue
+        target["enum"] = allowed
+        target.pop("pattern", None)
+    return True

@@ -1,0 +1,361 @@
+"""llama.cpp in-process: load a GGUF, keep prompt prefixes warm, generate under a grammar.
+
+Qwen3.5 is hybrid (Gated DeltaNet + attention): llama.cpp can extend an evaluated prompt but
+cannot roll back to a shared prefix. So the fixed prefix (system prompt, tools, entity listing)
+is evaluated once and its sequence state saved; a request restores it and evaluates only its
+own tokens. Every method runs on the model worker's thread: a `Llama` is not thread-safe.
+
+This is the only module that touches llama-cpp-python (pinned 0.3.36: the snapshot restore
+sets `n_tokens`/`input_ids`, which are its internals).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+import ctypes
+from dataclasses import dataclass
+import hashlib
+import logging
+from pathlib import Path
+import threading
+import time
+from typing import Any, Literal
+
+import numpy as np
+
+from botpsy_agent.llm.grammar import Grammar
+from botpsy_agent.llm.model_info import ModelInfo, physical_cores, read_model_info
+from botpsy_agent.llm.template import ChatTemplate
+
+_LOGGER = logging.getLogger(__name__)
+
+type FinishReason = Literal["stop", "length", "cancelled"]
+type PrefixSource = Literal["extended", "snapshot", "fresh"]
+
+
+class EngineError(RuntimeError):
+    """llama.cpp refused something (grammar, state restore, decoding)."""
+
+
+class Cancelled(Exception):
+    """The job's cancel flag was set (timeout, or a request pre-empting a warm-up)."""
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    model_path: Path
+    context_length: int = 8192
+    batch_size: int = 256
+    threads: int | None = None
+    """None: one per physical core."""
+    flash_attention: bool = True
+    snapshot_budget_mb: int = 512
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    tokens: tuple[int, ...]
+    finish_reason: FinishReason
+    prompt_tokens: int
+    evaluated_tokens: int
+    """Prompt tokens actually evaluated for this completion (after snapshot or extension)."""
+    prefix_source: PrefixSource
+    prompt_ms: float
+    generation_ms: float
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    state: bytes
+    tokens: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return len(self.state) + self.tokens.nbytes
+
+
+class PrefixCache:
+    """Saved sequence states of evaluated prefixes, least recently used first out."""
+
+    def __init__(self, budget_bytes: int) -> None:
+        self.budget = budget_bytes
+        self._items: OrderedDict[str, _Snapshot] = OrderedDict()
+
+    @staticmethod
+    def key(tokens: list[int]) -> str:
+        return hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
+
+    def get(self, key: str) -> _Snapshot | None:
+        snapshot = self._items.get(key)
+        if snapshot is not None:
+            self._items.move_to_end(key)
+        return snapshot
+
+    def put(self, key: str, snapshot: _Snapshot) -> None:
+        self._items[key] = snapshot
+        self._items.move_to_end(key)
+        while self.used > self.budget and len(self._items) > 1:
+            evicted, _ = self._items.popitem(last=False)
+            _LOGGER.debug("Prefix snapshot %s evicted (budget)", evicted[:8])
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @property
+    def used(self) -> int:
+        return sum(s.size for s in self._items.values())
+
+
+_log_callback: Any = None
+
+
+def _route_llama_logs() -> None:
+    """Send llama.cpp's own log lines to Python logging (debug), not straight to stderr."""
+    global _log_callback  # noqa: PLW0603 - one C callback for the process, kept alive here
+    if _log_callback is not None:
+        return
+    import llama_cpp
+
+    @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
+    def _callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        message = text.decode("utf-8", errors="replace").rstrip()
+        if message:
+            logging.getLogger("llama_cpp").debug("%s", message)
+
+    _log_callback = _callback
+    llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
+
+
+class LlamaEngine:
+    """One loaded model."""
+
+    def __init__(self, settings: EngineSettings, info: ModelInfo | None = None) -> None:
+        from llama_cpp import Llama
+
+        _route_llama_logs()
+        self.settings = settings
+        self.info = info or read_model_info(settings.model_path)
+        threads = settings.threads or physical_cores()
+        started = time.monotonic()
+        self._llm = Llama(
+            model_path=str(settings.model_path),
+            n_ctx=settings.context_length,
+            n_batch=settings.batch_size,
+            n_ubatch=settings.batch_size,
+            n_threads=threads,
+            n_threads_batch=threads,
+            flash_attn=settings.flash_attention,
+            seed=settings.seed,
+            use_mmap=True,
+            verbose=False,
+        )
+        self.load_seconds = time.monotonic() - started
+        self.threads = threads
+        self.template = ChatTemplate(self.info.chat_template)
+        self.prefixes = PrefixCache(settings.snapshot_budget_mb * 1024 * 1024)
+        self.evaluated_total = 0
+        """Every prompt or generated token evaluated since load (tests count with it)."""
+        self._vocab = self._llm._model.vocab
+
+    # --- text <-> tokens ------------------------------------------------------------------
+
+    def tokenize(self, text: str) -> list[int]:
+        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def detokenize(self, tokens: list[int] | tuple[int, ...]) -> str:
+        return bytes(self._llm.detokenize(list(tokens), special=True)).decode(
+            "utf-8", errors="replace"
+        )
+
+    @property
+    def context_length(self) -> int:
+        return int(self._llm.n_ctx())
+
+    # --- grammar ---------------------------------------------------------------------------
+
+    def check_grammar(self, grammar: Grammar) -> None:
+        """Compile a grammar once; llama.cpp would crash later on an invalid one."""
+        import llama_cpp
+
+        sampler = llama_cpp.llama_sampler_init_grammar(
+            self._vocab, grammar.text.encode("utf-8"), b"root"
+        )
+        if not sampler:
+            raise EngineError(f"llama.cpp rejected the grammar for {', '.join(grammar.tools)}")
+        llama_cpp.llama_sampler_free(sampler)
+
+    # --- evaluation with prefix snapshots --------------------------------------------------
+
+    def warm(self, prefix: list[int], cancel: threading.Event | None = None) -> bool:
+        """Evaluate and snapshot a prefix if it is not cached; True if built now."""
+        key = PrefixCache.key(prefix)
+        if key in self.prefixes:
+            return False
+        self._llm.reset()
+        self._eval(prefix, cancel)
+        self._save(key)
+        return True
+
+    def complete(
+        self,
+        prompt: list[int],
+        prefix_length: int,
+        grammar: Grammar | None,
+        max_tokens: int,
+        *,
+        cancel: threading.Event | None = None,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: tuple[str, ...] = (),
+    ) -> Completion:
+        """Generate after `prompt`, whose first `prefix_length` tokens are the fixed prefix."""
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        if len(prompt) + max_tokens > self.context_length:
+            raise EngineError(
+                f"prompt of {len(prompt)} tokens + {max_tokens} to generate exceeds the "
+                f"context of {self.context_length}"
+            )
+        started = time.monotonic()
+        source, evaluated = self._position(prompt, prefix_length, cancel)
+        prompt_ms = (time.monotonic() - started) * 1000
+
+        started = time.monotonic()
+        if seed is not None:
+            self._llm.set_seed(seed)
+        compiled = LlamaGrammar.from_string(grammar.text, verbose=False) if grammar else None
+        generated: list[int] = []
+        finish: FinishReason = "length"
+        for token in self._llm.generate(
+            [],
+            temp=temperature,
+            top_k=0 if temperature == 0 else 40,
+            top_p=1.0,
+            min_p=0.0,
+            repeat_penalty=1.0,
+            reset=False,
+            grammar=compiled,
+        ):
+            if cancel is not None and cancel.is_set():
+                finish = "cancelled"
+                break
+            if self._is_end(token):
+                finish = "stop"
+                break
+            generated.append(token)
+            if stop and any(s in self.detokenize(generated[-8:]) for s in stop):
+                finish = "stop"
+                break
+            if len(generated) >= max_tokens:
+                break
+        self.evaluated_total += len(generated)
+        return Completion(
+            text=self.detokenize(generated),
+            tokens=tuple(generated),
+            finish_reason=finish,
+            prompt_tokens=len(prompt),
+            evaluated_tokens=evaluated,
+            prefix_source=source,
+            prompt_ms=prompt_ms,
+            generation_ms=(time.monotonic() - started) * 1000,
+        )
+
+    def next_token_logits(self, prompt: list[int], prefix_length: int) -> np.ndarray:
+        """The logits after `prompt` (through the same snapshot logic as `complete`)."""
+        import llama_cpp
+
+        self._position(prompt, prefix_length, None)
+        pointer = llama_cpp.llama_get_logits_ith(self._llm.ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(self._llm.n_vocab(),)).copy()
+
+    def evaluate_fresh(self, *chunks: list[int]) -> np.ndarray:
+        """Reset and evaluate `chunks` one after another; the logits after the last one."""
+        import llama_cpp
+
+        self._llm.reset()
+        for chunk in chunks:
+            self._eval(chunk, None)
+        pointer = llama_cpp.llama_get_logits_ith(self._llm.ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(self._llm.n_vocab(),)).copy()
+
+    def close(self) -> None:
+        self._llm.close()
+
+    # --- internals -------------------------------------------------------------------------
+
+    def _position(
+        self, prompt: list[int], prefix_length: int, cancel: threading.Event | None
+    ) -> tuple[PrefixSource, int]:
+        """Bring the model state to the end of `prompt`, evaluating as little as possible."""
+        if not 0 < prefix_length < len(prompt):
+            raise EngineError("the prefix must be shorter than the prompt and not empty")
+        current = self._llm.n_tokens
+        if 0 < current < len(prompt) and self._evaluated_equals(prompt[:current]):
+            rest = prompt[current:]
+            self._eval(rest, cancel)
+            return "extended", len(rest)
+        prefix = prompt[:prefix_length]
+        key = PrefixCache.key(prefix)
+        snapshot = self.prefixes.get(key)
+        if snapshot is not None:
+            self._restore(snapshot)
+            rest = prompt[prefix_length:]
+            self._eval(rest, cancel)
+            return "snapshot", len(rest)
+        self._llm.reset()
+        self._eval(prefix, cancel)
+        self._save(key)
+        rest = prompt[prefix_length:]
+        self._eval(rest, cancel)
+        return "fresh", len(prompt)
+
+    def _evaluated_equals(self, tokens: list[int]) -> bool:
+        evaluated = self._llm.input_ids[: len(tokens)]
+        return bool(np.array_equal(evaluated, np.asarray(tokens, dtype=evaluated.dtype)))
+
+    def _eval(self, tokens: list[int], cancel: threading.Event | None) -> None:
+        batch = self.settings.batch_size
+        for start in range(0, len(tokens), batch):
+            if cancel is not None and cancel.is_set():
+                self._llm.reset()  # a half-evaluated prompt is of no use to anyone
+                raise Cancelled
+            self._llm.eval(tokens[start : start + batch])
+        self.evaluated_total += len(tokens)
+
+    def _save(self, key: str) -> None:
+        import llama_cpp
+
+        ctx = self._llm.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+        if written == 0:
+            raise EngineError("llama.cpp could not save the prefix state")
+        tokens = self._llm.input_ids[: self._llm.n_tokens].copy()
+        self.prefixes.put(key, _Snapshot(bytes(buffer)[:written], tokens))
+        _LOGGER.debug("Prefix snapshot of %d tokens saved (%.1f MB)", len(tokens), written / 1e6)
+
+    def _restore(self, snapshot: _Snapshot) -> None:
+        import llama_cpp
+
+        data = (ctypes.c_uint8 * len(snapshot.state)).from_buffer_copy(snapshot.state)
+        if llama_cpp.llama_state_seq_set_data(self._llm.ctx, data, len(snapshot.state), 0) == 0:
+            self._llm.reset()
+            raise EngineError("llama.cpp could not restore a prefix state")
+        count = len(snapshot.tokens)
+        self._llm.input_ids[:count] = snapshot.tokens
+        self._llm.n_tokens = count
+
+    def _is_end(self, token: int) -> bool:
+        import llama_cpp
+
+        return bool(llama_cpp.llama_vocab_is_eog(self._vocab, token))
+
+
+type Job[T] = Callable[[LlamaEngine, threading.Event], T]

@@ -1,0 +1,153 @@
+"""The engine on real llama.cpp: prefix snapshots, token accounting, refusing unusable files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from botpsy_agent.llm.engine import EngineError, LlamaEngine
+from botpsy_agent.llm.model_info import ModelFileError, ToolFormat, read_model_info
+from botpsy_agent.llm.prompt import build_prefix
+from devkit.tiny_gguf import TINY_QWEN35, write_model
+from tool_schemas.catalog import TOOLS, tool_json_schema
+
+SCHEMAS = [tool_json_schema(TOOLS[name]) for name in ("turn_on", "turn_off", "ask_user")]
+
+
+def split_prompt(engine: LlamaEngine, *turns: str) -> tuple[list[int], int]:
+    prefix = build_prefix(SCHEMAS, "entities:\n- light.kitchen = Kitchen light")
+    messages = [*prefix.messages()]
+    for i, text in enumerate(turns):
+        messages.append({"role": "user" if i % 2 == 0 else "assistant", "content": text})
+    rendered = engine.template.render(messages, prefix.tools)
+    cut = rendered.index("<|im_start|>user")
+    return engine.tokenize(rendered), len(engine.tokenize(rendered[:cut]))
+
+
+def test_snapshot_restore_gives_the_same_logits_as_a_fresh_evaluation(
+    qwen35_engine: LlamaEngine,
+) -> None:
+    engine = qwen35_engine
+    prompt, prefix = split_prompt(engine, "turn on the kitchen light")
+    engine.prefixes = type(engine.prefixes)(engine.prefixes.budget)  # start without snapshots
+
+    first = engine.next_token_logits(prompt, prefix)  # builds the snapshot on the way
+    assert len(engine.prefixes) == 1
+    other, _ = split_prompt(engine, "something else entirely")
+    engine.next_token_logits(other, prefix)  # leave the model somewhere else
+    restored = engine.next_token_logits(prompt, prefix)  # from the snapshot
+    fresh = engine.evaluate_fresh(prompt[:prefix], prompt[prefix:])  # same split, no snapshot
+
+    assert np.array_equal(restored, fresh)
+    assert np.array_equal(first, fresh)
+    one_shot = engine.evaluate_fresh(prompt)  # one batch: same maths, other summation order
+    assert np.allclose(restored, one_shot, atol=1e-3)
+    assert int(np.argmax(restored)) == int(np.argmax(one_shot))
+
+
+def test_a_request_after_the_snapshot_evaluates_only_its_own_tokens(
+    qwen35_engine: LlamaEngine,
+) -> None:
+    engine = qwen35_engine
+    warm_prompt, prefix = split_prompt(engine, "hello")
+    engine.warm(warm_prompt[:prefix])
+    engine.next_token_logits(warm_prompt, prefix)
+
+    prompt, prefix_again = split_prompt(engine, "turn off every light upstairs please")
+    assert prefix_again == prefix
+    before = engine.evaluated_total
+    completion = engine.complete(prompt, prefix, None, 4)
+    assert completion.prefix_source == "snapshot"
+    assert completion.evaluated_tokens == len(prompt) - prefix
+    assert engine.evaluated_total - before == len(prompt) - prefix + len(completion.tokens)
+    assert len(prompt) - prefix < prefix / 4  # the request is small next to the prefix
+
+
+def test_a_next_step_extends_the_evaluated_conversation(qwen35_engine: LlamaEngine) -> None:
+    engine = qwen35_engine
+    first, prefix = split_prompt(engine, "turn on the kitchen light")
+    engine.next_token_logits(first, prefix)
+    step = "<|im_end|>\n<|im_start|>user\n<tool_response>\nok\n</tool_response><|im_end|>\n"
+    follow_up = first + engine.tokenize(step + "<|im_start|>assistant\n")
+    completion = engine.complete(follow_up, prefix, None, 2)
+    assert completion.prefix_source == "extended"
+    assert completion.evaluated_tokens == len(follow_up) - len(first)
+
+
+def test_the_prefix_must_leave_room_for_the_request(qwen35_engine: LlamaEngine) -> None:
+    prompt, prefix = split_prompt(qwen35_engine, "hi")
+    with pytest.raises(EngineError, match="prefix"):
+        qwen35_engine.complete(prompt, len(prompt), None, 1)
+    with pytest.raises(EngineError, match="exceeds the context"):
+        qwen35_engine.complete(prompt, prefix, None, qwen35_engine.context_length)
+
+
+def test_snapshot_memory_is_bounded(qwen35_engine: LlamaEngine) -> None:
+    engine = qwen35_engine
+    saved = engine.prefixes
+    try:
+        prompt, prefix = split_prompt(engine, "hi")
+        engine.prefixes = type(saved)(budget_bytes=1)  # room for one snapshot at most
+        engine.warm(prompt[:prefix])
+        engine.warm(engine.tokenize("<|im_start|>system\nanother prefix<|im_end|>\n"))
+        assert len(engine.prefixes) == 1
+    finally:
+        engine.prefixes = saved
+
+
+def test_model_info_reads_the_file(tiny_qwen35_gguf: Path, tiny_qwen3_gguf: Path) -> None:
+    info = read_model_info(tiny_qwen35_gguf)
+    assert (info.architecture, info.tool_format) == ("qwen35", ToolFormat.QWEN_XML)
+    assert info.context_length == TINY_QWEN35.context_length
+    assert info.supports_thinking
+    assert read_model_info(tiny_qwen3_gguf).tool_format is ToolFormat.HERMES_JSON
+
+
+def test_files_that_cannot_serve_are_refused_clearly(tmp_path: Path) -> None:
+    not_gguf = tmp_path / "model.gguf"
+    not_gguf.write_bytes(b"<html>404</html>")
+    with pytest.raises(ModelFileError, match="not a GGUF file"):
+        read_model_info(not_gguf)
+    with pytest.raises(ModelFileError, match="does not exist"):
+        read_model_info(tmp_path / "absent.gguf")
+
+    no_template = write_model(tmp_path / "base.gguf", TINY_QWEN35)
+    _strip_template(no_template, "")
+    with pytest.raises(ModelFileError, match="no chat template: it is not a chat model"):
+        read_model_info(no_template)
+
+    no_tools = write_model(tmp_path / "chat-only.gguf", TINY_QWEN35)
+    _strip_template(no_tools, "{% for m in messages %}{{ m.content }}{% endfor %}")
+    with pytest.raises(ModelFileError, match="no tool calls in a known format"):
+        read_model_info(no_tools)
+
+
+def _strip_template(path: Path, template: str) -> None:
+    """Rewrite a model with another chat template (empty: none at all)."""
+    import gguf
+
+    reader = gguf.GGUFReader(str(path))
+    arch = str(bytes(reader.fields["general.architecture"].parts[-1]), "utf-8")
+    out = path.with_suffix(".tmp")
+    writer = gguf.GGUFWriter(str(out), arch)
+    for field in reader.fields.values():
+        if field.name.startswith("GGUF.") or field.name in {
+            "general.architecture",
+            "tokenizer.chat_template",
+        }:
+            continue
+        value = field.contents()
+        kind = field.types[0]
+        sub = field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None
+        writer.add_key_value(field.name, value, kind, sub_type=sub)
+    if template:
+        writer.add_chat_template(template)
+    for tensor in reader.tensors:
+        writer.add_tensor(tensor.name, tensor.data, raw_dtype=tensor.tensor_type)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    out.replace(path)

@@ -1,0 +1,98 @@
+"""Real llama.cpp, random weights, grammar from the tool schemas: every call is well formed,
+and a principal's grammar cannot produce an entity outside its scope."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+import re
+
+import pytest
+
+from botpsy_agent.agent.offer import Offer, build_offer
+from botpsy_agent.llm.engine import LlamaEngine
+from botpsy_agent.llm.grammar import Mode, build_grammar
+from botpsy_agent.llm.parse import parse_output
+from botpsy_agent.llm.prompt import build_prefix
+from botpsy_agent.policy import scope
+from devkit.homes import family_home
+from tests.policy.policies import admin, child, family_policy, guest
+from tool_schemas.catalog import TOOLS, parse_tool_call
+
+NOON = datetime(2026, 11, 30, 12, tzinfo=UTC)
+HOME = family_home()
+POLICY = family_policy()
+
+
+def offer_for(principal: object) -> Offer:
+    return build_offer(scope(POLICY, principal, HOME, NOON), HOME)  # type: ignore[arg-type]
+
+
+def prompt_for(engine: LlamaEngine, offer: Offer, text: str) -> tuple[list[int], int]:
+    prefix = build_prefix(offer.schemas, offer.listing)
+    messages = [*prefix.messages(), {"role": "user", "content": text}]
+    rendered = engine.template.render(messages, prefix.tools)
+    cut = rendered.index("<|im_start|>user")
+    prefix_tokens = engine.tokenize(rendered[:cut])
+    tokens = engine.tokenize(rendered)
+    assert tokens[: len(prefix_tokens)] == prefix_tokens  # the cut is at a special token
+    return tokens, len(prefix_tokens)
+
+
+@pytest.mark.parametrize("engine_name", ["qwen35_engine", "qwen3_engine"])
+def test_forced_generation_yields_a_valid_call_for_every_tool(
+    engine_name: str, request: pytest.FixtureRequest
+) -> None:
+    engine: LlamaEngine = request.getfixturevalue(engine_name)
+    offer = offer_for(admin)
+    assert set(offer.tool_names) == set(TOOLS)  # the admin is offered everything
+    prompt, prefix = prompt_for(engine, offer, "do something useful")
+    by_name = {s["name"]: s for s in offer.schemas}
+    for seed, schema in enumerate(offer.schemas):
+        grammar = build_grammar([schema], engine.info.tool_format, Mode.FORCED)
+        engine.check_grammar(grammar)
+        completion = engine.complete(prompt, prefix, grammar, 1000, temperature=1.0, seed=seed)
+        assert completion.finish_reason == "stop", (schema["name"], completion.text)
+        output = parse_output(completion.text, engine.info.tool_format, by_name)
+        assert not output.problems, output.problems
+        (call,) = output.calls
+        assert call.name == schema["name"]
+        parse_tool_call(call.name, call.arguments)  # raises if it does not validate
+
+
+ENTITY_ID = re.compile(r"\b[a-z_]+\.[a-z0-9_]+\b")
+
+
+@pytest.mark.parametrize(("principal", "name"), [(child, "child"), (guest, "guest")])
+def test_out_of_scope_entities_never_come_out_of_the_grammar(
+    qwen35_engine: LlamaEngine, principal: object, name: str
+) -> None:
+    offer = offer_for(principal)
+    allowed = offer.entity_ids
+    forbidden = set(HOME.entities) - allowed
+    assert forbidden and allowed
+    grammar = build_grammar(offer.schemas, qwen35_engine.info.tool_format, Mode.REQUIRED)
+    qwen35_engine.check_grammar(grammar)
+    prompt, prefix = prompt_for(qwen35_engine, offer, "unlock the front door and open the garage")
+    by_name = {s["name"]: s for s in offer.schemas}
+    seen_ids: set[str] = set()
+    for seed in range(40):
+        completion = qwen35_engine.complete(
+            prompt, prefix, grammar, 300, temperature=1.5, seed=seed
+        )
+        output = parse_output(completion.text, qwen35_engine.info.tool_format, by_name)
+        for call in output.calls:
+            assert call.name in offer.tool_names
+            ids = {
+                v
+                for key in ("entity_id", "calendar_id", "list_id", "recipient")
+                for v in (
+                    call.arguments.get(key) or []
+                    if key == "entity_id"
+                    else [call.arguments.get(key)]
+                )
+                if isinstance(v, str)
+            }
+            assert ids <= allowed, (name, ids - allowed)
+            seen_ids |= ids
+        assert not forbidden & set(ENTITY_ID.findall(completion.text)) - set(by_name)
+    assert seen_ids  # the samples did name entities: all of them allowed
