@@ -285,7 +285,7 @@ class _Reader:
             if not isinstance(value, dict):
                 self.problem(section, f"must be a group of options, got {_kind(value)}")
                 continue
-            allowed = _MQTT_FIELDS if section == "mqtt" else set(DEFAULT_OPTIONS[section])
+            allowed = MQTT_FIELDS if section == "mqtt" else set(DEFAULT_OPTIONS[section])
             for key in sorted(set(value) - allowed):
                 self.problem(f"{section}.{key}", "unknown option (check the spelling)")
 
@@ -373,7 +373,7 @@ class _Reader:
         return RateLimits(per_principal=per_principal, global_=global_)
 
 
-_MQTT_FIELDS: Final = frozenset({"host", "port", "username", "password", "tls", "ca_file"})
+MQTT_FIELDS: Final = frozenset({"host", "port", "username", "password", "tls", "ca_file"})
 _INSTANCE_RULE: Final = "1-32 of a-z, 0-9, '_' or '-', starting with a letter or digit"
 
 
