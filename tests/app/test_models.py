@@ -30,14 +30,13 @@ from botpsy_agent.models import (
     remove_other_models,
 )
 from devkit.model_host import ModelHostStandIn, ServedRequest
+from devkit.tiny_gguf import TINY_QWEN35, write_model
 
 NAME = "BotPsy-0.8B-Q8_0.gguf"
 
 
 @pytest.fixture(scope="module")
 def gguf_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    from devkit.tiny_gguf import TINY_QWEN35, write_model
-
     return write_model(tmp_path_factory.mktemp("host") / NAME, TINY_QWEN35).read_bytes()
 
 

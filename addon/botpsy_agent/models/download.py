@@ -133,6 +133,7 @@ async def download_file(
     `sha256` (lower-case hex), when given, must match. `size_hint` is used for the disk check
     when the server sends no length.
     """
+    attempts = max(1, attempts)
     started = time.monotonic()
     partial = _Partial(target.with_name(target.name + ".part"), hashlib.sha256())
     target.parent.mkdir(parents=True, exist_ok=True)
