@@ -21,6 +21,7 @@ REGISTRY_ID_PATTERN = r"^[A-Za-z0-9_\-]{1,64}$"
 
 EntityId = Annotated[str, StringConstraints(pattern=ENTITY_ID_PATTERN, max_length=255)]
 RegistryId = Annotated[str, StringConstraints(pattern=REGISTRY_ID_PATTERN)]
+DomainName = Annotated[str, StringConstraints(pattern=r"^[a-z_]{2,40}$")]
 ShortText = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
 LongText = Annotated[str, StringConstraints(min_length=1, max_length=1000, strip_whitespace=True)]
 
@@ -112,12 +113,18 @@ class Targeted(Tool):
         default=None, max_length=20, description="Device ids."
     )
     label_id: list[RegistryId] | None = Field(default=None, max_length=10, description="Label ids.")
+    domain: list[DomainName] | None = Field(
+        default=None,
+        max_length=10,
+        description="Only these kinds, e.g. [light]; alone: all of them you may use.",
+    )
 
     @model_validator(mode="after")
     def _needs_a_target(self) -> Targeted:
         if self.target_fields().is_empty():
             raise ValueError(
-                "name at least one target: entity_id, area_id, floor_id, device_id or label_id"
+                "name at least one target: entity_id, area_id, floor_id, device_id, label_id "
+                "or domain"
             )
         return self
 
@@ -128,4 +135,5 @@ class Targeted(Tool):
             floor_id=self.floor_id,
             device_id=self.device_id,
             label_id=self.label_id,
+            domain=self.domain,
         )

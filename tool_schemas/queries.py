@@ -10,13 +10,8 @@ from pydantic import Field
 from tool_schemas.actions import HaAction, ReadStates, TargetState
 from tool_schemas.base import ANY_DOMAIN, Access, MappingContext, Targeted, TargetSpec
 
-DomainName = str
-
 
 class _Query(Targeted):
-    domain: list[DomainName] | None = Field(
-        default=None, max_length=10, description="Only these domains, e.g. [light, sensor]."
-    )
     device_class: list[str] | None = Field(
         default=None, max_length=10, description="Only these device classes, e.g. [temperature]."
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+import hashlib
 from typing import Any
 
 
@@ -98,6 +99,31 @@ class Home:
             floors={f.floor_id: f for f in floors},
             states={s.entity_id: s for s in states},
         )
+
+    @cached_property
+    def names_key(self) -> str:
+        """Changes when names, aliases, areas, floors or the set of entities change; not with
+        states. Keys caches of everything derived from names (offers, fast-path slot lists)."""
+        parts = [
+            (
+                e.entity_id,
+                e.name,
+                e.aliases,
+                e.area_id,
+                e.floor_id,
+                e.device_id,
+                tuple(sorted(e.labels)),
+                e.device_class,
+                e.exposed,
+                e.is_service,
+            )
+            for e in self.entities.values()
+        ]
+        parts.sort()
+        places = sorted((a.area_id, a.name, a.aliases, a.floor_id) for a in self.areas.values())
+        floors = sorted((f.floor_id, f.name, f.aliases) for f in self.floors.values())
+        text = repr((parts, places, floors))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def state_of(self, entity_id: str) -> EntityState:
         """The entity's state, or `unknown` when HA has not reported one."""

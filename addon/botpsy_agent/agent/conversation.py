@@ -1,0 +1,112 @@
+"""Conversation state per `conversation_id`: history for the model, a pending confirmation,
+and what was last talked about ("it", "there"). Bounded in size and time.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+import time
+from typing import Any
+import uuid
+
+from botpsy_agent.home.resolve import ResolvedCall
+from botpsy_agent.policy.model import Principal
+
+MAX_CONVERSATIONS = 500
+IDLE_TTL_S = 15 * 60
+MAX_HISTORY_CHARS = 3000
+CONFIRM_TTL_S = 60.0
+
+
+@dataclass
+class PendingConfirmation:
+    """A call that waits for its principal's "yes"; only exactly this call may then run."""
+
+    resolved: ResolvedCall
+    question: str
+    rule: str
+    principal_key: str
+    request_id: str
+    expires_at: float
+
+
+@dataclass
+class Conversation:
+    id: str
+    principal_key: str
+    language: str
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """Messages for the model: user turns, the assistant's calls, tool results."""
+    pending: PendingConfirmation | None = None
+    last_targets: tuple[str, ...] = ()
+    """Entity ids acted on last: what "it" and "them" refer to."""
+    last_area: str | None = None
+    updated_at: float = field(default_factory=time.monotonic)
+
+    def remember(self, messages: list[dict[str, Any]]) -> None:
+        """Append a turn's messages, then drop the oldest turns beyond the size budget."""
+        self.history.extend(messages)
+        while _size(self.history) > MAX_HISTORY_CHARS and len(self.history) > 1:
+            # Drop whole turns: everything up to the next user message.
+            del self.history[0]
+            while self.history and self.history[0].get("role") != "user":
+                del self.history[0]
+
+
+def _size(messages: list[dict[str, Any]]) -> int:
+    return sum(len(str(m.get("content", ""))) + len(str(m.get("tool_calls", ""))) for m in messages)
+
+
+class ConversationStore:
+    """Conversations by id, least recently used first out, idle ones forgotten."""
+
+    def __init__(
+        self,
+        *,
+        max_conversations: int = MAX_CONVERSATIONS,
+        idle_ttl_s: float = IDLE_TTL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._items: OrderedDict[str, Conversation] = OrderedDict()
+        self._max = max_conversations
+        self._ttl = idle_ttl_s
+        self._clock = clock
+
+    def open(
+        self, conversation_id: str | None, principal: Principal, language: str
+    ) -> Conversation:
+        """The conversation to continue, or a new one.
+
+        A conversation belongs to the principal who started it: another principal using the
+        same id gets a fresh conversation and sees nothing of the first one's history."""
+        self._forget_idle()
+        existing = self._items.get(conversation_id) if conversation_id else None
+        if existing is not None and existing.principal_key == principal.key:
+            existing.updated_at = self._clock()
+            existing.language = language
+            self._items.move_to_end(existing.id)
+            return existing
+        new_id = conversation_id if existing is None and conversation_id else uuid.uuid4().hex
+        conversation = Conversation(new_id, principal.key, language, updated_at=self._clock())
+        self._items[new_id] = conversation
+        while len(self._items) > self._max:
+            self._items.popitem(last=False)
+        return conversation
+
+    def pending_for(self, conversation_id: str | None) -> Conversation | None:
+        """The conversation with this id if it has a pending confirmation (whoever owns it)."""
+        conversation = self._items.get(conversation_id) if conversation_id else None
+        return conversation if conversation is not None and conversation.pending else None
+
+    def now(self) -> float:
+        return self._clock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _forget_idle(self) -> None:
+        horizon = self._clock() - self._ttl
+        for key in [k for k, c in self._items.items() if c.updated_at < horizon]:
+            del self._items[key]

@@ -1,0 +1,601 @@
+"""The agent: request -> fast path or model -> typed calls -> resolve -> authorize -> execute.
+
+Every call, from whichever path, goes through `_carry_out`: pydantic validation (already done
+when it is a `Tool`), target resolution within the principal's scope, `authorize`, and only
+then the executor. A `Confirm` decision parks exactly that resolved call until the same
+principal says yes in the same conversation in time. Refusals end the turn with an honest
+sentence; failures go back to the model, which may take a corrective step (bounded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+import json
+import logging
+import time
+from typing import Any, Protocol
+
+from botpsy_agent.agent.conversation import (
+    CONFIRM_TTL_S,
+    Conversation,
+    ConversationStore,
+    PendingConfirmation,
+)
+from botpsy_agent.agent.offer import Offer, build_offer
+from botpsy_agent.agent.planner import Planner, PlanRequest
+from botpsy_agent.agent.replies import Replies
+from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.fastpath.recognizer import FastPath
+from botpsy_agent.home.model import Home
+from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
+from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.prompt import request_context
+from botpsy_agent.llm.worker import ModelBusy, ModelTimeout, ModelUnavailable
+from botpsy_agent.policy import (
+    Allow,
+    Confirm,
+    Deny,
+    Policy,
+    Principal,
+    authorize,
+    scope,
+    usable_filter,
+)
+from botpsy_agent.protocol import (
+    ActionReport,
+    AgentRequest,
+    AgentResponse,
+    ErrorInfo,
+    Outcome,
+    Path,
+    Status,
+    Timings,
+)
+from tool_schemas.base import Access, MappingContext, Tool
+from tool_schemas.catalog import ToolCallError, parse_tool_call
+
+_LOGGER = logging.getLogger(__name__)
+
+READ_TOOLS = frozenset(
+    {"get_state", "list_entities", "list_events", "check_free_busy", "list_todo_items"}
+)
+
+
+class ExecutionLike(Protocol):
+    """What the executor reports (see `botpsy_agent.ha.executor.Execution`)."""
+
+    @property
+    def status(self) -> Any: ...
+
+    @property
+    def error(self) -> ErrorInfo | None: ...
+
+    @property
+    def outcomes(self) -> tuple[Any, ...]: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class ActionRunner(Protocol):
+    async def execute(self, request_id: str, resolved: ResolvedCall) -> ExecutionLike: ...
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    max_steps: int = 4
+    confirm_ttl_s: float = CONFIRM_TTL_S
+
+
+@dataclass
+class _Step:
+    """One call and what became of it."""
+
+    report: ActionReport
+    status: Status
+    speech: str
+    feedback: dict[str, Any]
+    """What the model is told about it (data, quoted in a tool response)."""
+    is_read: bool = False
+    targets: tuple[str, ...] = ()
+
+
+@dataclass
+class _Turn:
+    steps: list[_Step] = field(default_factory=list)
+    final_text: str = ""
+    status: Status | None = None
+    error: ErrorInfo | None = None
+    path: Path = Path.NONE
+    timings: Timings = field(default_factory=Timings)
+
+
+@dataclass
+class _Job:
+    """Everything one request is decided against: one home, one policy, one moment."""
+
+    request: AgentRequest
+    conversation: Conversation
+    home: Home
+    policy: Policy
+    now: datetime
+    turn: _Turn
+
+    @property
+    def language(self) -> str:
+        return self.request.language
+
+
+class BotPsyAgent:
+    """Implements the `Agent` protocol: one answer per request, never an exception."""
+
+    def __init__(
+        self,
+        *,
+        home: Callable[[], Home],
+        policy: Callable[[], Policy],
+        executor: ActionRunner,
+        planner: Planner | None,
+        phrases: Phrasebook,
+        clock: Callable[[], datetime],
+        fast_path: FastPath | None = None,
+        settings: AgentSettings | None = None,
+    ) -> None:
+        self._home = home
+        self._policy = policy
+        self._executor = executor
+        self.planner = planner
+        self._phrases = phrases
+        self._replies = Replies(phrases)
+        self._clock = clock
+        self._fast_path = fast_path or FastPath()
+        self.settings = settings or AgentSettings()
+        self.conversations = ConversationStore()
+        self._offers: dict[tuple[str, int, str, int], Offer] = {}
+        self.on_action: list[Callable[[AgentRequest, ActionReport], None]] = []
+
+    # --- the front door --------------------------------------------------------------------
+
+    async def handle(self, request: AgentRequest) -> AgentResponse:
+        started = time.monotonic()
+        try:
+            response = await self._handle(request)
+        except Exception:
+            _LOGGER.exception("Request %s failed inside the agent", request.id)
+            response = self._failure(request, Status.ERROR, "internal")
+        response.timings.total_ms = (time.monotonic() - started) * 1000
+        for report in response.actions:
+            for callback in self.on_action:
+                callback(request, report)
+        return response
+
+    async def _handle(self, request: AgentRequest) -> AgentResponse:
+        if not self._phrases.supports(request.language):
+            return self._failure(request, Status.ERROR, "unknown_language")
+        home, policy, now = self._home(), self._policy(), self._clock()
+        waiting = self.conversations.pending_for(request.conversation_id)
+        if waiting is not None:
+            answer = await self._answer_question(request, waiting, home, policy, now)
+            if answer is not None:
+                return answer
+        conversation = self.conversations.open(
+            request.conversation_id, request.principal, request.language
+        )
+        conversation.pending = None  # a new request replaces an unanswered question
+
+        job = _Job(request, conversation, home, policy, now, _Turn())
+        turn = job.turn
+        started = time.monotonic()
+        recognized = self._fast_path.recognize(
+            request.text, request.language, home, area_id=request.area_id
+        )
+        turn.timings.fast_path_ms = (time.monotonic() - started) * 1000
+        if recognized is not None:
+            turn.path = Path.FAST_PATH
+            if recognized.nevermind:
+                turn.final_text = self._phrases.say(request.language, "nevermind")
+                turn.status = Status.DONE
+            for call in recognized.calls:
+                step = await self._carry_out(call, job)
+                turn.steps.append(step)
+                if step.status is not Status.DONE:
+                    break
+        elif self.planner is None:
+            return self._failure(request, Status.ERROR, "model_unavailable", conversation)
+        else:
+            turn.path = Path.MODEL
+            await self._model_loop(job)
+        self._remember(job)
+        return self._respond(request, conversation, turn)
+
+    # --- the model loop ------------------------------------------------------------------------
+
+    async def _model_loop(self, job: _Job) -> None:
+        assert self.planner is not None
+        request, home, now, turn = job.request, job.home, job.now, job.turn
+        offer = self.offer_for(request.principal, home, job.policy, now)
+        area = home.areas[request.area_id].name if request.area_id in home.areas else None  # type: ignore[index]
+        user = {"role": "user", "content": f"{request_context(now, area_name=area)} {request.text}"}
+        messages = [*job.conversation.history, user]
+        for step_number in range(self.settings.max_steps):
+            try:
+                plan = await self.planner.plan(
+                    PlanRequest(offer, tuple(messages), request.language, request.id, step_number)
+                )
+            except ModelBusy:
+                turn.status, turn.error = Status.BUSY, self._error(request, "busy")
+                return
+            except ModelTimeout:
+                turn.status, turn.error = Status.ERROR, self._error(request, "timeout")
+                return
+            except ModelUnavailable:
+                turn.status, turn.error = Status.ERROR, self._error(request, "model_unavailable")
+                return
+            turn.timings.model_ms += plan.model_ms
+            if not plan.calls:
+                if plan.text.strip() and not plan.problems and not plan.truncated:
+                    turn.final_text = plan.text.strip()
+                    turn.status = Status.DONE
+                elif not turn.steps:
+                    turn.status, turn.error = Status.ERROR, self._error(request, "invalid_call")
+                return
+            steps = await self._run_calls(plan.calls, job)
+            turn.steps.extend(steps)
+            if any(s.status in _ENDS_TURN for s in steps):
+                return
+            if all(s.status is Status.DONE and not s.is_read for s in steps):
+                return  # done: the outcome is said from the phrasebook, no extra model step
+            messages.append(_assistant_message(plan.calls))
+            messages.extend(
+                {"role": "tool", "content": json.dumps(s.feedback, ensure_ascii=False)}
+                for s in steps
+            )
+        if not any(s.status is Status.DONE for s in turn.steps):
+            turn.status, turn.error = Status.ERROR, self._error(request, "step_limit")
+
+    async def _run_calls(self, calls: tuple[RawCall, ...], job: _Job) -> list[_Step]:
+        steps = []
+        for raw in calls:
+            try:
+                call = parse_tool_call(raw.name, raw.arguments)
+            except ToolCallError as err:
+                report = ActionReport(
+                    raw.name,
+                    dict(raw.arguments),
+                    decision="none",
+                    outcome=Outcome.FAILED,
+                    error=ErrorInfo(err.code, err.message),
+                )
+                steps.append(
+                    _Step(
+                        report,
+                        Status.ERROR,
+                        self._phrases.say(job.language, "errors.invalid_call"),
+                        {"error": {"code": err.code, "message": err.message}},
+                    )
+                )
+                continue
+            step = await self._carry_out(call, job)
+            steps.append(step)
+            if step.status in _ENDS_TURN:
+                break
+        return steps
+
+    # --- one typed call --------------------------------------------------------------------
+
+    async def _carry_out(self, call: Tool, job: _Job) -> _Step:
+        request, home, policy, now = job.request, job.home, job.policy, job.now
+        language = request.language
+        arguments = call.model_dump(exclude_none=True, mode="json")
+        report = ActionReport(call.name, arguments)
+        if call.name == "ask_user":
+            report.outcome = Outcome.PLANNED
+            question = str(arguments["question"])
+            return _Step(report, Status.NEEDS_CLARIFICATION, question, {"asked": question})
+        if call.name == "no_tool_fits":
+            report.outcome, report.decision = Outcome.REFUSED, "none"
+            speech = self._phrases.say(language, "refused.no_tool_fits", reason=arguments["reason"])
+            return _Step(report, Status.REFUSED, speech, {"refused": arguments["reason"]})
+
+        try:
+            resolved = resolve_call(
+                home, call, MappingContext(now), usable_filter(policy, request.principal, call, now)
+            )
+        except ResolutionError as err:
+            report.decision, report.outcome = "none", Outcome.FAILED
+            report.error = ErrorInfo(err.code, err.message)
+            speech = self._phrases.say(language, "refused.unknown_target")
+            return _Step(
+                report, Status.ERROR, speech, {"error": {"code": err.code, "message": err.message}}
+            )
+        report.entity_ids = list(resolved.entity_ids)
+        report.service_calls = [_describe(a) for a in resolved.actions]
+
+        decision = authorize(policy, request.principal, resolved, now)
+        report.rule = decision.rule
+        if isinstance(decision, Deny):
+            report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.error = ErrorInfo(decision.reason.value, decision.message)
+            return _Step(
+                report,
+                Status.REFUSED,
+                self._replies.refused(language, decision, home),
+                {"refused": decision.reason.value},
+                targets=resolved.entity_ids,
+            )
+        if isinstance(decision, Confirm):
+            report.decision, report.outcome = "confirm", Outcome.PENDING_CONFIRMATION
+            if not request.dry_run:
+                job.conversation.pending = PendingConfirmation(
+                    resolved,
+                    decision.question,
+                    decision.rule,
+                    request.principal.key,
+                    request.id,
+                    self.conversations.now() + self.settings.confirm_ttl_s,
+                )
+            speech = self._replies.question(language, decision, call, home)
+            return _Step(
+                report,
+                Status.NEEDS_CONFIRMATION,
+                speech,
+                {"needs_confirmation": True},
+                targets=resolved.entity_ids,
+            )
+        assert isinstance(decision, Allow)
+        return await self._execute(report, resolved, job)
+
+    async def _execute(
+        self, report: ActionReport, resolved: ResolvedCall, job: _Job, sequence: str | None = None
+    ) -> _Step:
+        request, turn, call, language = job.request, job.turn, resolved.call, job.language
+        report.decision = "allow"
+        is_read = call.access is Access.READ
+        if request.dry_run:
+            report.outcome = Outcome.PLANNED
+            plan = f"{call.name} {', '.join(resolved.entity_ids)}".strip()
+            speech = self._phrases.say(language, "done.planned", plan=plan)
+            return _Step(
+                report, Status.DONE, speech, {"planned": True}, is_read, resolved.entity_ids
+            )
+        started = time.monotonic()
+        number = sequence or f"{len(turn.steps)}"
+        execution = await self._executor.execute(f"{request.id}:{number}", resolved)
+        turn.timings.ha_ms += (time.monotonic() - started) * 1000
+        report.result = execution.to_json()
+        status = str(getattr(execution.status, "value", execution.status))
+        if status != "done":
+            error = execution.error or ErrorInfo("outcome_unknown", "HA did not answer in time")
+            report.outcome, report.error = Outcome.FAILED, error
+            speech = self._phrases.say(language, "errors.ha_error", message=error.message)
+            return _Step(
+                report,
+                Status.ERROR,
+                speech,
+                {"error": {"code": error.code, "message": error.message}},
+                is_read,
+                resolved.entity_ids,
+            )
+        report.outcome = Outcome.EXECUTED
+        speech = self._speech_for(language, resolved, execution, job.home)
+        return _Step(
+            report, Status.DONE, speech, {"result": report.result}, is_read, resolved.entity_ids
+        )
+
+    def _speech_for(
+        self, language: str, resolved: ResolvedCall, execution: ExecutionLike, home: Home
+    ) -> str:
+        call = resolved.call
+        if call.name in {"get_state", "list_entities"}:
+            states = [s for o in execution.outcomes for s in o.states]
+            return self._replies.states(
+                language, home, states, names_only=call.name == "list_entities"
+            )
+        response = next((o.response for o in execution.outcomes if o.response is not None), None)
+        if call.name in {"list_events", "check_free_busy"}:
+            return self._replies.events(
+                language, response, free_busy=call.name == "check_free_busy"
+            )
+        if call.name == "list_todo_items":
+            return self._replies.todo(language, response)
+        return self._replies.done(language, call, resolved.targets, home)
+
+    # --- confirmation answers --------------------------------------------------------------
+
+    async def _answer_question(
+        self,
+        request: AgentRequest,
+        conversation: Conversation,
+        home: Home,
+        policy: Policy,
+        now: datetime,
+    ) -> AgentResponse | None:
+        """Handle "yes"/"no" to a pending question; None if the text is a new request."""
+        pending = conversation.pending
+        assert pending is not None
+        language = request.language
+        yes = self._phrases.is_affirmative(language, request.text)
+        no = self._phrases.is_negative(language, request.text)
+        if not (yes or no):
+            return None
+        job = _Job(request, conversation, home, policy, now, _Turn(path=Path.CONFIRMATION))
+        turn = job.turn
+        if pending.principal_key != request.principal.key:
+            turn.status, turn.final_text = (
+                Status.REFUSED,
+                self._phrases.say(language, "confirm.not_yours"),
+            )
+            return self._respond(request, conversation, turn, keep_conversation=False)
+        conversation.pending = None
+        if self.conversations.now() > pending.expires_at:
+            turn.status, turn.final_text = (
+                Status.REFUSED,
+                self._phrases.say(language, "confirm.expired"),
+            )
+            return self._respond(request, conversation, turn)
+        if no:
+            turn.status, turn.final_text = (
+                Status.DONE,
+                self._phrases.say(language, "confirm.declined"),
+            )
+            return self._respond(request, conversation, turn)
+        # Yes: exactly the parked call, authorised again (the policy may have changed).
+        resolved = pending.resolved
+        report = ActionReport(
+            resolved.call.name,
+            resolved.call.model_dump(exclude_none=True, mode="json"),
+            entity_ids=list(resolved.entity_ids),
+            service_calls=[_describe(a) for a in resolved.actions],
+        )
+        decision = authorize(policy, request.principal, resolved, now)
+        report.rule = decision.rule
+        if isinstance(decision, Deny):
+            report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.error = ErrorInfo(decision.reason.value, decision.message)
+            turn.steps.append(
+                _Step(report, Status.REFUSED, self._replies.refused(language, decision, home), {})
+            )
+        else:
+            step = await self._execute(report, resolved, job, sequence="confirmed")
+            turn.steps.append(step)
+        self._remember(job)
+        return self._respond(request, conversation, turn)
+
+    # --- shared helpers --------------------------------------------------------------------
+
+    def offer_for(self, principal: Principal, home: Home, policy: Policy, now: datetime) -> Offer:
+        """The principal's tools and listing; cached until names or the policy change."""
+        key = (principal.key, id(policy), home.names_key, now.hour)  # time windows: hourly
+        offer = self._offers.get(key)
+        if offer is None:
+            offer = build_offer(scope(policy, principal, home, now), home)
+            if len(self._offers) > 64:
+                self._offers.clear()
+            self._offers[key] = offer
+            if self.planner is not None:
+                self.planner.prepare(offer)
+        return offer
+
+    def _remember(self, job: _Job) -> None:
+        conversation, request, turn = job.conversation, job.request, job.turn
+        messages: list[dict[str, Any]] = [{"role": "user", "content": request.text}]
+        calls = [
+            s
+            for s in turn.steps
+            if s.report.decision != "none" or s.report.tool in {"ask_user", "no_tool_fits"}
+        ]
+        if calls:
+            messages.append(
+                _assistant_message(tuple(RawCall(s.report.tool, s.report.arguments) for s in calls))
+            )
+            messages.extend(
+                {"role": "tool", "content": json.dumps(_brief(s), ensure_ascii=False)}
+                for s in calls
+            )
+        speech = self._speech(turn)
+        if speech:
+            messages.append({"role": "assistant", "content": speech})
+        conversation.remember(messages)
+        targets = [t for s in turn.steps for t in s.targets]
+        if targets:
+            conversation.last_targets = tuple(dict.fromkeys(targets))
+
+    def _speech(self, turn: _Turn) -> str:
+        parts = [s.speech for s in turn.steps if s.speech]
+        if turn.final_text and turn.path is Path.MODEL and any(s.is_read for s in turn.steps):
+            parts = [turn.final_text]  # the model spoke about what it read
+        elif turn.final_text and not parts:
+            parts = [turn.final_text]
+        if turn.error is not None and not parts:
+            parts = [turn.error.message]
+        return " ".join(parts)
+
+    def _respond(
+        self,
+        request: AgentRequest,
+        conversation: Conversation,
+        turn: _Turn,
+        *,
+        keep_conversation: bool = True,
+    ) -> AgentResponse:
+        status = turn.status or _aggregate(turn.steps)
+        return AgentResponse(
+            id=request.id,
+            status=status,
+            speech=self._speech(turn),
+            conversation_id=conversation.id if keep_conversation else request.conversation_id,
+            actions=[s.report for s in turn.steps],
+            error=turn.error or _first_error(turn.steps, status),
+            path=turn.path,
+            timings=turn.timings,
+        )
+
+    def _error(self, request: AgentRequest, code: str) -> ErrorInfo:
+        return ErrorInfo(code, self._phrases.say(request.language, f"errors.{code}"))
+
+    def _failure(
+        self,
+        request: AgentRequest,
+        status: Status,
+        code: str,
+        conversation: Conversation | None = None,
+    ) -> AgentResponse:
+        error = self._error(request, code)
+        return AgentResponse(
+            request.id,
+            status,
+            speech=error.message,
+            error=error,
+            conversation_id=conversation.id if conversation else request.conversation_id,
+        )
+
+
+_ENDS_TURN = frozenset({Status.NEEDS_CONFIRMATION, Status.NEEDS_CLARIFICATION, Status.REFUSED})
+
+
+def _aggregate(steps: list[_Step]) -> Status:
+    statuses = {s.status for s in steps}
+    for status in (Status.NEEDS_CONFIRMATION, Status.NEEDS_CLARIFICATION):
+        if status in statuses:
+            return status
+    if Status.DONE in statuses:
+        return Status.DONE
+    if Status.ERROR in statuses:
+        return Status.ERROR
+    return Status.REFUSED if statuses else Status.ERROR
+
+
+def _first_error(steps: list[_Step], status: Status) -> ErrorInfo | None:
+    if status in {Status.DONE, Status.NEEDS_CONFIRMATION, Status.NEEDS_CLARIFICATION}:
+        return None
+    return next((s.report.error for s in steps if s.report.error is not None), None)
+
+
+def _assistant_message(calls: tuple[RawCall, ...]) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"type": "function", "function": {"name": c.name, "arguments": dict(c.arguments)}}
+            for c in calls
+        ],
+    }
+
+
+def _brief(step: _Step) -> dict[str, Any]:
+    """What history keeps of a step: enough for follow-ups, not whole results."""
+    brief: dict[str, Any] = {"outcome": step.report.outcome.value}
+    if step.targets:
+        brief["entities"] = list(step.targets)
+    if step.report.error is not None:
+        brief["error"] = step.report.error.code
+    return brief
+
+
+def _describe(action: Any) -> dict[str, Any]:
+    message = getattr(action, "as_message", None)
+    if callable(message):
+        result: dict[str, Any] = message()
+        return result
+    return {"type": "read_states", "entity_ids": list(getattr(action, "entity_ids", ()))}

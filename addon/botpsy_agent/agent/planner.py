@@ -1,0 +1,137 @@
+"""The model's part of the loop: given the conversation, propose tool calls or an answer.
+
+`Planner` is the seam: `LlmPlanner` runs the real model; tests of the loop may use a
+scripted planner that only *chooses calls* (everything after the choice is the same code).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import threading
+import time
+from typing import Any, Protocol
+
+from botpsy_agent.agent.offer import Offer
+from botpsy_agent.llm.engine import LlamaEngine
+from botpsy_agent.llm.grammar import Grammar, Mode, build_grammar
+from botpsy_agent.llm.parse import RawCall, parse_output
+from botpsy_agent.llm.prompt import build_prefix
+from botpsy_agent.llm.worker import ModelWorker
+
+SYSTEM_CUT = "<|im_start|>user"
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    offer: Offer
+    messages: tuple[dict[str, Any], ...]
+    """The conversation after the system turn: history, this request, this request's steps."""
+    language: str
+    request_id: str
+    step: int
+
+
+@dataclass(frozen=True)
+class PlannerTurn:
+    calls: tuple[RawCall, ...] = ()
+    text: str = ""
+    problems: tuple[str, ...] = ()
+    """Output that looked like calls but could not be read."""
+    model_ms: float = 0.0
+    truncated: bool = False
+    """The model hit its token limit: the output may be cut off."""
+
+
+class Planner(Protocol):
+    async def plan(self, request: PlanRequest) -> PlannerTurn: ...
+
+    def prepare(self, offer: Offer) -> None:
+        """Get ready for this offer in the background (prefix snapshot, grammar)."""
+
+
+class LlmPlanner:
+    """The real model, through the single worker."""
+
+    def __init__(
+        self,
+        worker: ModelWorker,
+        *,
+        max_tokens: int = 256,
+        timeout_s: float = 60.0,
+        thinking_budget: int = 0,
+    ) -> None:
+        self._worker = worker
+        self._max_tokens = max_tokens
+        self._timeout_s = timeout_s
+        self._thinking_budget = thinking_budget
+        self._grammars: dict[str, Grammar] = {}
+
+    def prepare(self, offer: Offer) -> None:
+        def warm(engine: LlamaEngine, cancel: threading.Event) -> None:
+            self._grammar(engine, offer)
+            engine.warm(self._prefix_tokens(engine, offer), cancel)
+
+        self._worker.warm_up(warm)
+
+    async def plan(self, request: PlanRequest) -> PlannerTurn:
+        def job(engine: LlamaEngine, cancel: threading.Event) -> PlannerTurn:
+            return self._plan(engine, request, cancel)
+
+        return await self._worker.run(job, self._timeout_s)
+
+    # --- on the model thread -------------------------------------------------------------------
+
+    def _grammar(self, engine: LlamaEngine, offer: Offer) -> Grammar:
+        grammar = self._grammars.get(offer.key)
+        if grammar is None:
+            grammar = build_grammar(offer.schemas, engine.info.tool_format, Mode.AUTO)
+            engine.check_grammar(grammar)  # an invalid grammar would crash llama.cpp later
+            if len(self._grammars) > 32:
+                self._grammars.clear()
+            self._grammars[offer.key] = grammar
+        return grammar
+
+    @staticmethod
+    def _prefix_tokens(engine: LlamaEngine, offer: Offer) -> list[int]:
+        prefix = build_prefix(offer.schemas, offer.listing)
+        rendered = engine.template.render(
+            [*prefix.messages(), {"role": "user", "content": "."}], prefix.tools
+        )
+        return engine.tokenize(rendered[: rendered.index(SYSTEM_CUT)])
+
+    def _plan(
+        self, engine: LlamaEngine, request: PlanRequest, cancel: threading.Event
+    ) -> PlannerTurn:
+        started = time.monotonic()
+        offer = request.offer
+        prefix = build_prefix(offer.schemas, offer.listing)
+        thinking = self._thinking_budget > 0 and engine.info.supports_thinking
+        rendered = engine.template.render(
+            [*prefix.messages(), *request.messages], prefix.tools, enable_thinking=thinking
+        )
+        tokens = engine.tokenize(rendered)
+        prefix_length = len(engine.tokenize(rendered[: rendered.index(SYSTEM_CUT)]))
+        grammar = self._grammar(engine, offer)
+        if thinking:
+            thought = engine.complete(
+                tokens,
+                prefix_length,
+                None,
+                self._thinking_budget,
+                cancel=cancel,
+                stop=("</think>",),
+            )
+            closing = "" if thought.text.rstrip().endswith("</think>") else "\n</think>"
+            tokens = [*tokens, *thought.tokens, *engine.tokenize(closing + "\n\n")]
+        completion = engine.complete(
+            tokens, prefix_length, grammar, self._max_tokens, cancel=cancel
+        )
+        schemas = {s["name"]: s for s in offer.schemas}
+        output = parse_output(completion.text, engine.info.tool_format, schemas)
+        return PlannerTurn(
+            calls=output.calls,
+            text=output.text,
+            problems=output.problems,
+            model_ms=(time.monotonic() - started) * 1000,
+            truncated=completion.finish_reason == "length",
+        )

@@ -1,0 +1,113 @@
+"""Sentences for outcomes, from the phrasebook: what was done, read, refused or asked.
+
+Names come from the home (data); nothing the model wrote is used here except a clarifying
+question or a "no tool fits" reason, which are the model's own words by design.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.home.model import Entity, Home
+from botpsy_agent.policy import Confirm, Deny
+from tool_schemas.base import Tool
+
+MAX_ITEMS_SPOKEN = 8
+
+
+class Replies:
+    def __init__(self, phrases: Phrasebook) -> None:
+        self.phrases = phrases
+
+    def names(self, language: str, home: Home, entity_ids: Iterable[str]) -> str:
+        names = [home.entities[e].name if e in home.entities else e for e in entity_ids]
+        return self.phrases.join(language, names[:MAX_ITEMS_SPOKEN])
+
+    def done(self, language: str, call: Tool, targets: tuple[Entity, ...], home: Home) -> str:
+        args = call.model_dump(exclude_none=True, mode="json")
+        action = args.get("action")
+        return self.phrases.say(
+            language,
+            f"done.{call.name}",
+            targets=self.names(language, home, (t.entity_id for t in targets)),
+            action_done=self.phrases.say(language, f"actions.{action}") if action else "",
+            value=args.get("value", ""),
+            option=args.get("option", ""),
+            summary=args.get("summary", ""),
+            item=args.get("item", ""),
+        )
+
+    def refused(self, language: str, decision: Deny, home: Home) -> str:
+        targets = self.names(language, home, [decision.entity_id] if decision.entity_id else [])
+        return self.phrases.say(
+            language, f"refused.{decision.reason.value}", targets=targets, detail=decision.message
+        )
+
+    def question(self, language: str, decision: Confirm, call: Tool, home: Home) -> str:
+        args = call.model_dump(exclude_none=True, mode="json")
+        action = str(args.get("action", "")).replace("_", " ")
+        return self.phrases.say(
+            language,
+            f"confirm.{decision.question}",
+            targets=self.names(language, home, decision.entity_ids),
+            action=action,
+        )
+
+    def states(self, language: str, home: Home, states: Iterable[Any], *, names_only: bool) -> str:
+        items = []
+        for state in states:
+            name = (
+                home.entities[state.entity_id].name
+                if state.entity_id in home.entities
+                else state.entity_id
+            )
+            if names_only:
+                items.append(name)
+                continue
+            unit = state.attributes.get("unit_of_measurement") or ""
+            value = f"{state.state} {unit}".strip()
+            items.append(self.phrases.say(language, "state.item", name=name, state=value))
+        if not items:
+            return self.phrases.say(language, "state.nothing")
+        joined = self.phrases.join(language, items[:MAX_ITEMS_SPOKEN])
+        if names_only:
+            return self.phrases.say(language, "state.entities", items=joined)
+        if len(items) == 1:
+            return items[0].rstrip(".") + "."
+        return self.phrases.say(language, "state.many", items=joined)
+
+    def events(self, language: str, response: Any, *, free_busy: bool) -> str:
+        events = []
+        if isinstance(response, dict):
+            for value in response.values():
+                if isinstance(value, dict):
+                    events += [e for e in value.get("events", []) if isinstance(e, dict)]
+        events.sort(key=lambda e: str(e.get("start", "")))
+        items = [
+            self.phrases.say(
+                language,
+                "events.item",
+                summary=e.get("summary", "?"),
+                start=str(e.get("start", ""))[11:16] or str(e.get("start", "")),
+            )
+            for e in events[:MAX_ITEMS_SPOKEN]
+        ]
+        joined = self.phrases.join(language, items)
+        if free_busy:
+            return self.phrases.say(
+                language, "free_busy.busy" if events else "free_busy.free", items=joined
+            )
+        return self.phrases.say(language, "events.some" if events else "events.none", items=joined)
+
+    def todo(self, language: str, response: Any) -> str:
+        items = []
+        if isinstance(response, dict):
+            for value in response.values():
+                if isinstance(value, dict):
+                    items += [
+                        str(i.get("summary")) for i in value.get("items", []) if isinstance(i, dict)
+                    ]
+        joined = self.phrases.join(language, items[:MAX_ITEMS_SPOKEN])
+        return self.phrases.say(language, "todo.some" if items else "todo.none", items=joined)

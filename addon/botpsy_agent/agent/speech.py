@@ -1,0 +1,97 @@
+"""What the agent says for deterministic outcomes, per language, from translations/<lang>.yaml.
+
+The model is English-first; confirmations, refusals and errors are phrased here so every
+language gets short, correct answers. Placeholders are filled with names from the home (data,
+never markup); a placeholder with no value stays visible rather than raising.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+import os
+from pathlib import Path
+import re
+import string
+from typing import Any
+
+import yaml
+
+DEFAULT_LANGUAGE = "en"
+
+
+def translations_dir() -> Path:
+    """The catalogues: `$BOTPSY_TRANSLATIONS`, else the repository's `translations/`."""
+    if override := os.environ.get("BOTPSY_TRANSLATIONS"):
+        return Path(override)
+    return Path(__file__).resolve().parents[3] / "translations"
+
+
+class _Keep(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+class Phrasebook:
+    """All catalogues, loaded once."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or translations_dir()
+
+    @cached_property
+    def catalogs(self) -> Mapping[str, Mapping[str, Any]]:
+        catalogs: dict[str, Mapping[str, Any]] = {}
+        for path in sorted(self.directory.glob("*.yaml")):
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                catalogs[path.stem] = data
+        if DEFAULT_LANGUAGE not in catalogs:
+            raise FileNotFoundError(f"no {DEFAULT_LANGUAGE}.yaml in {self.directory}")
+        return catalogs
+
+    @property
+    def languages(self) -> list[str]:
+        return sorted(self.catalogs)
+
+    def supports(self, language: str) -> bool:
+        return _base(language) in self.catalogs
+
+    def say(self, language: str, key: str, **values: Any) -> str:
+        """The sentence at dotted `key`, in `language` (English where it has none)."""
+        template = self._lookup(_base(language), key) or self._lookup(DEFAULT_LANGUAGE, key)
+        if template is None:
+            return key
+        return string.Formatter().vformat(str(template), (), _Keep(values))
+
+    def join(self, language: str, items: list[str]) -> str:
+        """ "a, b and c" in the language's own word for "and"."""
+        if len(items) <= 1:
+            return "".join(items)
+        word = self.say(language, "words.and")
+        return f"{', '.join(items[:-1])} {word} {items[-1]}"
+
+    def is_affirmative(self, language: str, text: str) -> bool:
+        return self._matches(language, "affirmative", text)
+
+    def is_negative(self, language: str, text: str) -> bool:
+        return self._matches(language, "negative", text)
+
+    def _matches(self, language: str, kind: str, text: str) -> bool:
+        words = self._lookup(_base(language), f"words.{kind}") or []
+        normalized = re.sub(r"[^\w\s']", " ", text.casefold()).strip()
+        normalized = " ".join(normalized.split())
+        return any(
+            normalized == w.casefold() or normalized.startswith(w.casefold() + " ") for w in words
+        )
+
+    def _lookup(self, language: str, key: str) -> Any:
+        node: Any = self.catalogs.get(language)
+        for part in key.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return None
+            node = node[part]
+        return node
+
+
+def _base(language: str) -> str:
+    return language.replace("_", "-").split("-", 1)[0].lower()

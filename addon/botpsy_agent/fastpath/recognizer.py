@@ -1,0 +1,280 @@
+"""The fast path: hassil + home-assistant-intents, fed with the home's own names.
+
+A sentence that one of HA's intent templates matches completely, with every slot filled
+from the home (entity names and aliases, areas, floors), becomes the same typed tool calls
+the model would produce. Anything less than a full match goes to the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+import logging
+from typing import Any
+
+from hassil import Intents, RecognizeResult, SlotList, TextSlotList, recognize_best
+from home_assistant_intents import get_intents, get_languages
+
+from botpsy_agent.home.model import Home
+from tool_schemas.base import Tool
+from tool_schemas.catalog import ToolCallError, parse_tool_call
+
+_LOGGER = logging.getLogger(__name__)
+
+type Args = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Recognized:
+    """A sentence the fast path understood completely."""
+
+    intent: str
+    calls: tuple[Tool, ...]
+    nevermind: bool = False
+
+
+@cache
+def _intents(language: str) -> Intents | None:
+    data = get_intents(language)
+    return Intents.from_dict(data) if data else None
+
+
+def supported_languages() -> set[str]:
+    return set(get_languages())
+
+
+def _slot_lists(home: Home) -> dict[str, SlotList]:
+    names: list[tuple[str, str, dict[str, Any]]] = []
+    for entity in home.entities.values():
+        context: dict[str, Any] = {"domain": entity.domain}
+        if entity.device_class:
+            context["device_class"] = entity.device_class
+        names.extend(
+            (name, entity.entity_id, context)
+            for name in {entity.name, *entity.aliases}
+            if name.strip()
+        )
+    areas: list[tuple[str, str, dict[str, Any]]] = [
+        (n, a.area_id, {}) for a in home.areas.values() for n in {a.name, *a.aliases}
+    ]
+    floors: list[tuple[str, str, dict[str, Any]]] = [
+        (n, f.floor_id, {}) for f in home.floors.values() for n in {f.name, *f.aliases}
+    ]
+    return {
+        "name": TextSlotList.from_tuples(names, allow_template=False),
+        "area": TextSlotList.from_tuples(areas, allow_template=False),
+        "floor": TextSlotList.from_tuples(floors, allow_template=False),
+    }
+
+
+class FastPath:
+    """Recognise common commands in milliseconds; `None` means "ask the model"."""
+
+    def __init__(self) -> None:
+        self._slots_key = ""
+        self._slots: dict[str, SlotList] = {}
+
+    def recognize(
+        self, text: str, language: str, home: Home, *, area_id: str | None = None
+    ) -> Recognized | None:
+        intents = _intents(language.split("-", maxsplit=1)[0].lower())
+        if intents is None:
+            return None
+        key = home.names_key
+        if key != self._slots_key:
+            self._slots, self._slots_key = _slot_lists(home), key
+        # Where the speaker is (a satellite's area) fills sentences like "turn on the lights".
+        context = {"area": area_id} if area_id in home.areas else None
+        result = recognize_best(
+            text,
+            intents,
+            slot_lists=self._slots,
+            intent_context=context,
+            language=language,
+            best_slot_name="name",
+        )
+        if result is None or result.unmatched_entities:
+            return None
+        if any(e.is_wildcard for e in result.entities.values() if e.name != "item"):
+            return None
+        return self._to_calls(result, home, area_id)
+
+    def _to_calls(
+        self, result: RecognizeResult, home: Home, area_id: str | None
+    ) -> Recognized | None:
+        intent = result.intent.name
+        if intent == "HassNevermind":
+            return Recognized(intent, (), nevermind=True)
+        raw = self._raw_calls(result, home, area_id)
+        if raw is None:
+            return None
+        try:
+            calls = tuple(parse_tool_call(name, args) for name, args in raw)
+        except ToolCallError as err:
+            _LOGGER.debug("Fast path: %s did not make a valid call: %s", intent, err.message)
+            return None
+        return Recognized(intent, calls)
+
+    @staticmethod
+    def _raw_calls(
+        result: RecognizeResult, home: Home, area_id: str | None
+    ) -> list[tuple[str, Args]] | None:
+        """Tool names and arguments for a recognised intent, or None to ask the model."""
+        slots = {name: entity.value for name, entity in result.entities.items()}
+        context = {**(result.context or {}), **slots}
+        target = _target(slots, context, home, area_id)
+        build = INTENT_CALLS.get(result.intent.name)
+        if build is None or (target is None and result.intent.name not in NO_TARGET_INTENTS):
+            return None
+        try:
+            return build(context, target or {}, home)
+        except KeyError, TypeError, ValueError:
+            return None  # a slot this mapping needs is missing: let the model handle it
+
+
+def _target(
+    slots: Mapping[str, Any], context: Mapping[str, Any], home: Home, area_id: str | None
+) -> Args | None:
+    """The target the sentence names (or the speaker's area, for "turn on the lights")."""
+    target: Args = {}
+    name = slots.get("name")
+    if isinstance(name, str) and name in home.entities:
+        target["entity_id"] = [name]
+    area = slots.get("area")
+    if isinstance(area, str) and area in home.areas:
+        target["area_id"] = [area]
+    floor = slots.get("floor")
+    if isinstance(floor, str) and floor in home.floors:
+        target["floor_id"] = [floor]
+    if not target and area_id is not None and isinstance(context.get("domain"), str):
+        target["area_id"] = [area_id]  # "turn on the lights" said in a room
+    if not target:
+        return None
+    if "entity_id" not in target:
+        domain = context.get("domain")
+        if isinstance(domain, str):
+            target["domain"] = [domain]
+        elif isinstance(domain, list):
+            target["domain"] = [str(d) for d in domain]
+    return target
+
+
+def _domain(context: Mapping[str, Any], target: Args, home: Home) -> str | None:
+    ids = target.get("entity_id")
+    if ids:
+        return home.entities[ids[0]].domain
+    domain = context.get("domain")
+    return domain if isinstance(domain, str) else None
+
+
+def _switch(on: bool) -> Callable[[Mapping[str, Any], Args, Home], list[tuple[str, Args]] | None]:
+    def build(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]]:
+        domain = _domain(context, target, home)
+        device_class = context.get("device_class")
+        if domain == "lock":
+            return [("control_lock", {**target, "action": "lock" if on else "unlock"})]
+        if domain == "cover":
+            args: Args = {**target, "action": "open" if on else "close"}
+            if "entity_id" not in target and isinstance(device_class, str):
+                args["device_class"] = [device_class]
+            args.pop("domain", None)
+            return [("control_cover", args)]
+        if domain == "scene" and on:
+            return [("activate_scene", target)]
+        if domain == "script" and on:
+            return [("run_script", target)]
+        if domain == "vacuum":
+            return [("control_vacuum", {**target, "action": "start" if on else "return_to_base"})]
+        return [("turn_on" if on else "turn_off", target)]
+
+    return build
+
+
+def _light_set(
+    context: Mapping[str, Any], target: Args, home: Home
+) -> list[tuple[str, Args]] | None:
+    args: Args = {**target}
+    if "brightness" in context:
+        args["brightness_pct"] = int(context["brightness"])
+    if "color" in context:
+        args["color_name"] = str(context["color"]).replace(" ", "")
+    if "temperature" in context:
+        args["color_temp_kelvin"] = int(context["temperature"])
+    return [("set_light", args)] if len(args) > len(target) else None
+
+
+def _with(
+    tool: str, **fixed: Any
+) -> Callable[[Mapping[str, Any], Args, Home], list[tuple[str, Args]]]:
+    def build(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]]:
+        args: Args = {**target}
+        for key, value in fixed.items():
+            args[key] = value(context) if callable(value) else value
+        return [(tool, args)]
+
+    return build
+
+
+def _volume_step(context: Mapping[str, Any]) -> int:
+    step = context.get("volume_step", 10)
+    if isinstance(step, str):
+        step = {"up": 10, "down": -10}.get(step, 10)
+    return int(step)
+
+
+def _todo(tool: str) -> Callable[[Mapping[str, Any], Args, Home], list[tuple[str, Args]] | None]:
+    def build(
+        context: Mapping[str, Any], target: Args, home: Home
+    ) -> list[tuple[str, Args]] | None:
+        lists = target.get("entity_id") or sorted(
+            e for e in home.entities if e.startswith("todo.") and "shopping" in e
+        )
+        item = context.get("item")
+        if not lists or not isinstance(item, str) or not item.strip():
+            return None
+        return [(tool, {"list_id": lists[0], "item": item.strip()})]
+
+    return build
+
+
+def _state(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]]:
+    args = dict(target)
+    if isinstance(context.get("device_class"), str) and "entity_id" not in target:
+        args["device_class"] = [context["device_class"]]
+    return [("get_state", args)]
+
+
+NO_TARGET_INTENTS = frozenset(
+    {"HassShoppingListAddItem", "HassShoppingListCompleteItem", "HassNevermind"}
+)
+INTENT_CALLS: dict[
+    str, Callable[[Mapping[str, Any], Args, Home], list[tuple[str, Args]] | None]
+] = {
+    "HassTurnOn": _switch(on=True),
+    "HassTurnOff": _switch(on=False),
+    "HassLightSet": _light_set,
+    "HassClimateSetTemperature": _with(
+        "set_climate", temperature=lambda c: float(c["temperature"])
+    ),
+    "HassSetPosition": _with(
+        "control_cover", action="set_position", position=lambda c: int(c["position"])
+    ),
+    "HassMediaPause": _with("control_media", action="pause"),
+    "HassMediaUnpause": _with("control_media", action="play"),
+    "HassMediaNext": _with("control_media", action="next"),
+    "HassMediaPrevious": _with("control_media", action="previous"),
+    "HassSetVolume": _with("set_media", volume_pct=lambda c: int(c["volume"])),
+    "HassSetVolumeRelative": _with("set_media", volume_step_pct=_volume_step),
+    "HassMediaPlayerMute": _with("set_media", mute=True),
+    "HassMediaPlayerUnmute": _with("set_media", mute=False),
+    "HassFanSetSpeed": _with("set_fan", percentage=lambda c: int(c["percentage"])),
+    "HassVacuumStart": _with("control_vacuum", action="start"),
+    "HassVacuumReturnToBase": _with("control_vacuum", action="return_to_base"),
+    "HassGetState": _state,
+    "HassClimateGetTemperature": _with("get_state", domain=["climate"]),
+    "HassListAddItem": _todo("add_todo_item"),
+    "HassShoppingListAddItem": _todo("add_todo_item"),
+    "HassListCompleteItem": _todo("complete_todo_item"),
+    "HassShoppingListCompleteItem": _todo("complete_todo_item"),
+}

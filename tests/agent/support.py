@@ -1,0 +1,138 @@
+"""Agents for tests on the real HA test home (tests/ha_home.py via the `ha_bridge` fixture).
+
+`ScriptedPlanner` stands in for the model *only in choosing calls*: it reads the conversation
+it is given and answers with calls, like the model would; everything after that choice
+(validation, resolution, `authorize`, the executor, HA) is the real code. The engine itself is
+tested for real in tests/llm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+import itertools
+import json
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
+from botpsy_agent.agent.offer import Offer
+from botpsy_agent.agent.planner import Planner, PlannerTurn, PlanRequest
+from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.policy import Policy, Principal, parse_policy
+from botpsy_agent.protocol import AgentRequest
+from tests.ha_bridge import HaBridge
+
+TZ = ZoneInfo("UTC")
+_REQUEST_IDS = itertools.count(1)
+
+HOME_POLICY = """
+version: 1
+household: ["notify.mobile_app_*"]
+groups:
+  admin:
+    ignore_exposure: true
+    rules:
+      - allow: [read, control]
+  users:
+    rules:
+      - allow: [read, control]
+      - id: no-locks-for-users
+        deny: control
+        domains: [lock]
+mqtt:
+  kids-tablet:
+    rules:
+      - id: kids-room
+        allow: [read, control]
+        areas: [kids_room]
+"""
+
+
+def home_policy() -> Policy:
+    return parse_policy(HOME_POLICY, "home-policy.yaml")
+
+
+def call(name: str, **arguments: Any) -> RawCall:
+    return RawCall(name, arguments)
+
+
+class ScriptedPlanner:
+    """Chooses calls with a function of the plan request; records every request it saw."""
+
+    def __init__(self, choose: Callable[[PlanRequest], PlannerTurn | list[RawCall] | str]) -> None:
+        self._choose = choose
+        self.requests: list[PlanRequest] = []
+        self.prepared: list[Offer] = []
+
+    async def plan(self, request: PlanRequest) -> PlannerTurn:
+        self.requests.append(request)
+        choice = self._choose(request)
+        if isinstance(choice, PlannerTurn):
+            return choice
+        if isinstance(choice, str):
+            return PlannerTurn(text=choice)
+        return PlannerTurn(calls=tuple(choice))
+
+    def prepare(self, offer: Offer) -> None:
+        self.prepared.append(offer)
+
+
+def tool_results(request: PlanRequest) -> list[dict[str, Any]]:
+    """The tool responses fed back to the model in this request so far."""
+    return [json.loads(m["content"]) for m in request.messages if m.get("role") == "tool"]
+
+
+def make_agent(
+    bridge: HaBridge,
+    planner: Planner | None = None,
+    policy: Policy | None = None,
+    settings: AgentSettings | None = None,
+) -> BotPsyAgent:
+    chosen = policy or home_policy()
+    return BotPsyAgent(
+        home=lambda: bridge.index.home,
+        policy=lambda: chosen,
+        executor=bridge.executor,
+        planner=planner,
+        phrases=Phrasebook(),
+        clock=lambda: datetime.now(TZ),
+        settings=settings,
+    )
+
+
+def ask(
+    text: str,
+    principal: Principal,
+    *,
+    conversation_id: str | None = None,
+    language: str = "en",
+    dry_run: bool = False,
+    request_id: str | None = None,
+) -> AgentRequest:
+    return AgentRequest(
+        id=request_id or f"req-{next(_REQUEST_IDS)}",
+        text=text,
+        principal=principal,
+        language=language,
+        conversation_id=conversation_id,
+        dry_run=dry_run,
+    )
+
+
+def admin(bridge: HaBridge) -> Principal:
+    return Principal.user(bridge.home.users["Daniel"], "Daniel", is_admin=True)
+
+
+def user(bridge: HaBridge) -> Principal:
+    return Principal.user(bridge.home.users["Min-ji"], "Min-ji")
+
+
+def states(bridge: HaBridge) -> dict[str, tuple[str, str]]:
+    """Every entity's state and attributes, for "nothing changed" checks."""
+    home = bridge.index.home
+    return {
+        e: (s.state, json.dumps(dict(s.attributes), sort_keys=True, default=str))
+        for e, s in home.states.items()
+    }
