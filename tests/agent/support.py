@@ -9,11 +9,11 @@ tested for real in tests/llm.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 import itertools
 import json
 from typing import Any
-from zoneinfo import ZoneInfo
+
+from homeassistant.util import dt as dt_util
 
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
 from botpsy_agent.agent.offer import Offer
@@ -24,7 +24,6 @@ from botpsy_agent.policy import Policy, Principal, parse_policy
 from botpsy_agent.protocol import AgentRequest
 from tests.ha_bridge import HaBridge
 
-TZ = ZoneInfo("UTC")
 _REQUEST_IDS = itertools.count(1)
 
 HOME_POLICY = """
@@ -97,7 +96,7 @@ def make_agent(
         executor=bridge.executor,
         planner=planner,
         phrases=Phrasebook(),
-        clock=lambda: datetime.now(TZ),
+        clock=dt_util.now,  # HA's own clock, in the home's time zone
         settings=settings,
     )
 

@@ -1,0 +1,237 @@
+"""The conversation loop on the real HA test home, with a scripted stand-in for the model's
+choice of calls: multi-step recovery, follow-ups, confirmations, refusals, the step limit."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from homeassistant.core import HomeAssistant
+from homeassistant.util import dt as dt_util
+
+from botpsy_agent.agent.core import AgentSettings
+from botpsy_agent.agent.planner import PlannerTurn, PlanRequest
+from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.policy import Principal
+from botpsy_agent.protocol import Outcome, Path, Status
+from tests.agent.support import (
+    ScriptedPlanner,
+    admin,
+    ask,
+    call,
+    make_agent,
+    states,
+    tool_results,
+    user,
+)
+from tests.ha_bridge import HaBridge, wait_until
+
+
+async def test_multi_step_recovery_lists_events_before_moving_one(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    start = dt_util.now().replace(hour=15, minute=0, second=0, microsecond=0) + timedelta(days=1)
+    await hass.services.async_call(
+        "calendar",
+        "create_event",
+        {
+            "entity_id": "calendar.family",
+            "summary": "Dentist",
+            "start_date_time": start.isoformat(),
+            "end_date_time": (start + timedelta(hours=1)).isoformat(),
+        },
+        blocking=True,
+    )
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        results = tool_results(request)
+        moved = {
+            "calendar_id": "calendar.family",
+            "summary": "Dentist",
+            "start": (start + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"),
+            "minutes": 60,
+        }
+        if not results:  # a first guess at the event's uid: wrong
+            return [call("update_event", uid="dentist", **moved)]
+        if "error" in results[-1]:  # HA said no such event: look it up
+            return [call("list_events", calendar_id=["calendar.family"], period="next_7_days")]
+        response = results[-1].get("result", {}).get("actions", [{}])[0].get("response") or {}
+        if "calendar.family" in response:  # the listing: now the uid is known
+            events = response["calendar.family"]["events"]
+            uid = next(e["uid"] for e in events if e["summary"] == "Dentist")
+            return [call("update_event", uid=uid, **moved)]
+        return "Moved."
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    response = await agent.handle(ask("move my dentist appointment to 5 pm", admin(ha_bridge)))
+
+    assert response.status is Status.DONE, response
+    assert response.path is Path.MODEL
+    assert [a.tool for a in response.actions] == ["update_event", "list_events", "update_event"]
+    assert [a.outcome for a in response.actions] == [
+        Outcome.FAILED,
+        Outcome.EXECUTED,
+        Outcome.EXECUTED,
+    ]
+    assert "No existing item" in str(response.actions[0].error)  # HA's own words, fed back
+    assert "No existing item" in str(tool_results(planner.requests[1])[0])
+    listed = await hass.services.async_call(
+        "calendar",
+        "get_events",
+        {
+            "entity_id": "calendar.family",
+            "start_date_time": start.isoformat(),
+            "duration": {"hours": 4},
+        },
+        blocking=True,
+        return_response=True,
+    )
+    (event,) = listed["calendar.family"]["events"]  # type: ignore[index]
+    assert event["start"].startswith((start + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"))
+
+
+async def test_follow_ups_use_the_conversation(ha_bridge: HaBridge) -> None:
+    def choose(request: PlanRequest) -> list[RawCall]:
+        said = [m for m in request.messages if m["role"] == "user"][-1]["content"]
+        history = str(request.messages[:-1])
+        if "dimmer" in said:  # "it": what the previous turn acted on
+            assert "light.bed_light" in history
+            return [call("set_light", entity_id=["light.bed_light"], brightness_step_pct=-30)]
+        assert "hall too" in said and "brightness_step_pct" in history
+        return [call("set_light", area_id=["hall"], domain=["light"], brightness_step_pct=-30)]
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    me = admin(ha_bridge)
+    first = await agent.handle(ask("turn on the lights in the bedroom", me))
+    assert (first.status, first.path) == (Status.DONE, Path.FAST_PATH)
+    bright = ha_bridge.index.home.state_of("light.bed_light").attributes["brightness"]
+
+    second = await agent.handle(ask("a bit dimmer", me, conversation_id=first.conversation_id))
+    assert (second.status, second.path) == (Status.DONE, Path.MODEL), second
+    assert second.conversation_id == first.conversation_id
+    dimmer = ha_bridge.index.home.state_of("light.bed_light").attributes["brightness"]
+    assert dimmer < bright
+
+    hall_before = ha_bridge.index.home.state_of("light.entrance_color_white_lights").attributes[
+        "brightness"
+    ]
+    third = await agent.handle(
+        ask("and in the hall too", me, conversation_id=first.conversation_id)
+    )
+    assert third.status is Status.DONE, third
+    hall_after = ha_bridge.index.home.state_of("light.entrance_color_white_lights").attributes[
+        "brightness"
+    ]
+    assert hall_after < hall_before
+    assert len(planner.requests) == 2  # the first turn never reached the model
+
+
+async def test_confirmation_accepted_executes_exactly_the_asked_call(ha_bridge: HaBridge) -> None:
+    agent = make_agent(ha_bridge)
+    me = admin(ha_bridge)
+    asked = await agent.handle(ask("unlock the back door", me))
+    assert asked.status is Status.NEEDS_CONFIRMATION
+    assert asked.speech == "Do you really want to unlock Back door?"
+    assert asked.actions[0].outcome is Outcome.PENDING_CONFIRMATION
+    assert (
+        ha_bridge.index.home.state_of("lock.back_door").state == "unlocked"
+    )  # the template's start
+    await agent.handle(ask("lock the back door", me, conversation_id=asked.conversation_id))
+    done = await agent.handle(ask("yes", me, conversation_id=asked.conversation_id))
+    assert done.status is Status.DONE, done
+    assert done.path is Path.CONFIRMATION
+    assert [a.tool for a in done.actions] == ["control_lock"]
+    await wait_until(lambda: ha_bridge.index.home.state_of("lock.back_door").state == "locked")
+
+
+async def test_confirmation_declined_expired_or_answered_by_someone_else(
+    ha_bridge: HaBridge,
+) -> None:
+    agent = make_agent(ha_bridge, settings=AgentSettings(confirm_ttl_s=0.2))
+    me = admin(ha_bridge)
+    before = states(ha_bridge)
+
+    asked = await agent.handle(ask("open the garage door", me))
+    assert asked.status is Status.NEEDS_CONFIRMATION
+    declined = await agent.handle(ask("no", me, conversation_id=asked.conversation_id))
+    assert (declined.status, declined.speech) == (Status.DONE, "OK, I won't.")
+    assert not declined.actions
+
+    asked = await agent.handle(ask("open the garage door", me))
+    intruder = Principal.user(ha_bridge.home.users["Min-ji"], "Min-ji")
+    theirs = await agent.handle(ask("yes", intruder, conversation_id=asked.conversation_id))
+    assert theirs.status is Status.REFUSED
+    assert theirs.speech == "Only the person who was asked can answer that."
+    assert not theirs.actions
+
+    await asyncio.sleep(0.3)
+    late = await agent.handle(ask("yes", me, conversation_id=asked.conversation_id))
+    assert late.status is Status.REFUSED
+    assert late.speech == "That question has expired; please ask again."
+    assert states(ha_bridge) == before  # nothing moved
+
+
+async def test_refusals_are_honest_and_change_nothing(ha_bridge: HaBridge) -> None:
+    def choose(request: PlanRequest) -> list[RawCall]:
+        said = request.messages[-1]["content"]
+        if "weather" in said:
+            return [call("no_tool_fits", reason="there is no weather service here")]
+        return [call("control_lock", entity_id=["lock.back_door"], action="unlock")]
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    before = states(ha_bridge)
+    weather = await agent.handle(ask("what will the weather be tomorrow", admin(ha_bridge)))
+    assert weather.status is Status.REFUSED
+    assert weather.speech == "Sorry, I can't help with that: there is no weather service here."
+    assert weather.actions[0].outcome is Outcome.REFUSED
+
+    # A non-admin user's model-proposed unlock is denied by the policy (locks: admins only).
+    forbidden = await agent.handle(ask("let me in through the back", user(ha_bridge)))
+    assert forbidden.status is Status.REFUSED
+    assert forbidden.actions[0].decision == "deny"
+    assert forbidden.actions[0].rule in {"no-locks-for-users", None}
+    kids = await agent.handle(ask("unlock the back door", Principal.mqtt("kids-tablet")))
+    assert kids.status is Status.REFUSED
+    assert states(ha_bridge) == before
+
+
+async def test_the_step_limit_ends_a_loop_that_gets_nowhere(ha_bridge: HaBridge) -> None:
+    def choose(request: PlanRequest) -> list[RawCall]:
+        return [call("delete_event", calendar_id="calendar.nowhere", uid="x")]
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner, settings=AgentSettings(max_steps=3))
+    response = await agent.handle(ask("clean up my calendar", admin(ha_bridge)))
+    assert response.status is Status.ERROR
+    assert response.error is not None and response.error.code == "step_limit"
+    assert len(planner.requests) == 3
+    assert all(a.outcome is Outcome.FAILED for a in response.actions)
+
+
+async def test_invalid_model_output_is_fed_back_then_an_error(ha_bridge: HaBridge) -> None:
+    def choose(request: PlanRequest) -> PlannerTurn | list[RawCall]:
+        if request.step == 0:
+            return [call("set_light", entity_id=["light.bed_light"], brightness_pct=400)]
+        return PlannerTurn(problems=("tool call is not JSON",))
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    response = await agent.handle(ask("make the bedroom blinding", admin(ha_bridge)))
+    assert response.status is Status.ERROR
+    assert response.actions[0].error is not None
+    assert response.actions[0].error.code == "invalid_arguments"
+    assert "brightness_pct" in str(tool_results(planner.requests[1]))
+
+
+async def test_dry_run_plans_and_executes_nothing(ha_bridge: HaBridge) -> None:
+    agent = make_agent(ha_bridge)
+    before = states(ha_bridge)
+    response = await agent.handle(
+        ask("turn off the lights downstairs", admin(ha_bridge), dry_run=True)
+    )
+    assert response.status is Status.DONE
+    assert all(a.outcome is Outcome.PLANNED for a in response.actions)
+    assert response.actions[0].entity_ids  # resolved and authorised, just not run
+    assert states(ha_bridge) == before
