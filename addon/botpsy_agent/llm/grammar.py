@@ -19,7 +19,7 @@ from typing import Any
 
 from botpsy_agent.llm.model_info import ToolFormat
 
-TARGET_FIELDS = ("entity_id", "area_id", "floor_id", "device_id", "label_id")
+TARGET_FIELDS = ("entity_id", "area_id", "floor_id", "device_id", "label_id", "domain")
 MAX_CALLS_PER_TURN = 3
 MAX_ANSWER_CHARS = 400
 MAX_ARRAY_ITEMS = 6  # more targets than this in one call: name an area or floor instead
