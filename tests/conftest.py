@@ -15,6 +15,8 @@ import pytest
 
 from devkit.mosquitto import MosquittoBroker, MqttUser
 from devkit.tiny_gguf import TINY_QWEN3, TINY_QWEN35, prompt_merges, write_model
+from tests.ha_bridge import HaBridge, start_bridge
+from tests.ha_home import HaHome, setup_test_home
 from tests.ha_server import HomeAssistantApiServer
 from tests.mqtt_probe import MqttProbe
 
@@ -82,6 +84,22 @@ async def ha_api(
     await server.start()
     yield server
     await server.stop()
+
+
+@pytest.fixture
+async def ha_home(hass: HomeAssistant) -> HaHome:
+    """The test home (tests/ha_home.py: demo entities, helpers, areas, floors, phones) in
+    this test's `hass`."""
+    return await setup_test_home(hass)
+
+
+@pytest.fixture
+async def ha_bridge(hass: HomeAssistant, ha_api: HomeAssistantApiServer) -> AsyncIterator[HaBridge]:
+    """The app's HA client, entity index and executor connected to this test's HA, with the
+    test home built (`ha_bridge.home`; do not also request `ha_home`). tests/ha_bridge.py."""
+    bridge = await start_bridge(hass, ha_api)
+    yield bridge
+    await bridge.stop()
 
 
 # --- Models -------------------------------------------------------------------------------

@@ -37,7 +37,9 @@ class HomeAssistantApiServer:
             return
         # HA registers views after start-up too; a frozen router would refuse them.
         self.hass.http.app._router.freeze = lambda: None  # type: ignore[method-assign]
-        runner = web.AppRunner(self.hass.http.app, handle_signals=False)
+        # Open WebSocket connections are running handlers: cut them after 0.1 s rather than
+        # wait aiohttp's default 60 s for them to end, as a crashed HA would.
+        runner = web.AppRunner(self.hass.http.app, handle_signals=False, shutdown_timeout=0.1)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", self.port, reuse_address=True).start()
         self._runner = runner

@@ -1,0 +1,315 @@
+"""Carries out the HA actions of an authorised, resolved tool call and reports each outcome.
+
+Used by the agent::
+
+    executor = Executor(client, index)
+    execution = await executor.execute(request_id, resolved)   # a ResolvedCall
+    execution.status        # ActionStatus: done / failed / unknown
+    execution.outcomes      # one ActionOutcome per HA action, in order
+    execution.to_json()     # plain JSON, e.g. for ActionReport.result
+    await executor.close()
+
+`execute` never raises for trouble with HA: errors are outcomes with HA's own message.
+
+* `ServiceCall` → `call_service` (with `return_response` when the tool wants HA's answer);
+  then the new states of the targets are collected from `state_changed` events that carry
+  the call's context id, waiting at most `settle_s` for targets that have not changed yet.
+* `CalendarCommand` → the calendar WebSocket command; HA's answer is the outcome.
+* `ReadStates` → the states (or names) from the entity index; nothing is sent.
+
+Nothing is executed twice for one request: a repeated `request_id` returns the first
+execution (the last `remember` ones are kept; one still running is awaited, not repeated).
+An action whose outcome is unknown (the connection dropped or HA did not answer in time
+after it was sent) is reported as `unknown`, never retried, and the actions after it in the
+same call are `skipped`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from botpsy_agent.ha.client import HaClient
+from botpsy_agent.ha.errors import HaError
+from botpsy_agent.ha.index import EntityIndex, StateChange
+from botpsy_agent.home.model import EntityState, Home
+from botpsy_agent.home.resolve import ResolvedCall
+from botpsy_agent.protocol import ErrorInfo
+from tool_schemas.actions import CalendarCommand, HaAction, ReadStates, ServiceCall
+
+
+class ActionStatus(StrEnum):
+    DONE = "done"
+    FAILED = "failed"
+    """HA refused it, or it was never sent (not connected)."""
+    UNKNOWN = "unknown"
+    """Sent, but no answer came: HA may or may not have done it."""
+    SKIPPED = "skipped"
+    """Not attempted, because an earlier action of the same call has an unknown outcome."""
+
+
+@dataclass(frozen=True)
+class ActionOutcome:
+    """What became of one HA action."""
+
+    action: HaAction
+    status: ActionStatus
+    states: tuple[EntityState, ...] = ()
+    """The targets' states afterwards (service calls), or the states read (`ReadStates`)."""
+    changed: tuple[EntityState, ...] = ()
+    """New states HA reported as caused by this call (its context), targets or not."""
+    response: Any = None
+    """What HA answered: a service response, a calendar command's result, names read."""
+    error: ErrorInfo | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"action": describe(self.action), "status": self.status.value}
+        if self.states:
+            data["states"] = [_state_json(s) for s in self.states]
+        if self.changed:
+            data["changed"] = [_state_json(s) for s in self.changed]
+        if self.response is not None:
+            data["response"] = self.response
+        if self.error is not None:
+            data["error"] = {"code": self.error.code, "message": self.error.message}
+        return data
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Every action of one request, in order."""
+
+    request_id: str
+    outcomes: tuple[ActionOutcome, ...]
+
+    @property
+    def status(self) -> ActionStatus:
+        statuses = {o.status for o in self.outcomes}
+        for status in (ActionStatus.UNKNOWN, ActionStatus.FAILED):
+            if status in statuses:
+                return status
+        return ActionStatus.DONE
+
+    @property
+    def error(self) -> ErrorInfo | None:
+        return next((o.error for o in self.outcomes if o.error is not None), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "request_id": self.request_id,
+            "status": self.status.value,
+            "actions": [o.to_json() for o in self.outcomes],
+        }
+
+
+class Executor:
+    """Performs resolved tool calls on HA, once per request id."""
+
+    def __init__(
+        self,
+        client: HaClient,
+        index: EntityIndex,
+        *,
+        settle_s: float = 0.5,
+        remember: int = 1000,
+    ) -> None:
+        self._client = client
+        self._index = index
+        self._settle_s = settle_s
+        self._remember = remember
+        self._runs: OrderedDict[str, asyncio.Task[Execution]] = OrderedDict()
+        self._watches: set[_Watch] = set()
+        self._remove_listener = index.add_state_listener(self._on_state_change)
+
+    async def execute(self, request_id: str, resolved: ResolvedCall) -> Execution:
+        """Perform the call's actions, or return what performing them under this
+        `request_id` gave the first time. Cancelling the caller does not cancel the work."""
+        run = self._runs.get(request_id)
+        if run is None:
+            run = asyncio.create_task(
+                self._perform(request_id, resolved.actions), name=f"botpsy-execute-{request_id}"
+            )
+            self._runs[request_id] = run
+            self._forget_old()
+        else:
+            self._runs.move_to_end(request_id)
+        return await asyncio.shield(run)
+
+    async def close(self) -> None:
+        """Wait for the work in progress, then stop following state changes."""
+        running = [run for run in self._runs.values() if not run.done()]
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+        self._remove_listener()
+
+    def _forget_old(self) -> None:
+        while len(self._runs) > self._remember:
+            oldest = next(iter(self._runs.values()))
+            if not oldest.done():
+                return  # never forget a request that is still running
+            self._runs.popitem(last=False)
+
+    # --- performing ---------------------------------------------------------------------------
+
+    async def _perform(self, request_id: str, actions: Sequence[HaAction]) -> Execution:
+        outcomes: list[ActionOutcome] = []
+        for action in actions:
+            if outcomes and outcomes[-1].status in {ActionStatus.UNKNOWN, ActionStatus.SKIPPED}:
+                outcomes.append(ActionOutcome(action, ActionStatus.SKIPPED))
+                continue
+            outcomes.append(await self._perform_one(action))
+        return Execution(request_id, tuple(outcomes))
+
+    async def _perform_one(self, action: HaAction) -> ActionOutcome:
+        match action:
+            case ReadStates():
+                return _read(self._index.home, action)
+            case CalendarCommand():
+                try:
+                    response = await self._client.call(action.as_message())
+                except HaError as err:
+                    return _failure(action, err)
+                return ActionOutcome(action, ActionStatus.DONE, response=response)
+            case ServiceCall():
+                return await self._call_service(action)
+
+    async def _call_service(self, action: ServiceCall) -> ActionOutcome:
+        watch = _Watch()
+        self._watches.add(watch)
+        try:
+            try:
+                result = await self._client.call(action.as_message())
+            except HaError as err:
+                return _failure(action, err)
+            context_id = ((result or {}).get("context") or {}).get("id")
+            await watch.settle(context_id, action.entity_ids, self._settle_s)
+        finally:
+            self._watches.discard(watch)
+        response = (result or {}).get("response") if action.return_response else None
+        if (action.domain, action.service) == ("calendar", "get_events") and response:
+            response = await self._with_event_uids(action, response)
+        home = self._index.home
+        return ActionOutcome(
+            action,
+            ActionStatus.DONE,
+            states=tuple(home.state_of(entity_id) for entity_id in action.entity_ids),
+            changed=watch.changed(),
+            response=response,
+        )
+
+    async def _with_event_uids(self, action: ServiceCall, response: Any) -> Any:
+        """`calendar.get_events` answers without event uids, which update_event and
+        delete_event need; HA's calendar subscription sends the same events with them."""
+        enriched = dict(response)
+        for entity_id, listed in response.items():
+            try:
+                pushed = await self._client.first_event(
+                    {
+                        "type": "calendar/event/subscribe",
+                        "entity_id": entity_id,
+                        "start": action.data["start_date_time"],
+                        "end": action.data["end_date_time"],
+                    }
+                )
+            except HaError:
+                continue  # the events without uids are still the answer
+            uids = {
+                (e.get("summary"), e.get("start"), e.get("end")): e
+                for e in pushed.get("events") or ()
+            }
+            events = []
+            for event in (listed or {}).get("events") or ():
+                full = uids.get((event.get("summary"), event.get("start"), event.get("end")))
+                extra = {k: full[k] for k in ("uid", "recurrence_id") if full and full.get(k)}
+                events.append({**event, **extra})
+            enriched[entity_id] = {**listed, "events": events}
+        return enriched
+
+    def _on_state_change(self, change: StateChange) -> None:
+        for watch in self._watches:
+            watch.record(change)
+
+
+class _Watch:
+    """State changes seen while one service call is in flight: HA reports the call's context
+    id only with its answer, and states it changed may arrive before that answer."""
+
+    def __init__(self) -> None:
+        self._seen: list[StateChange] = []
+        self._context_id: str | None = None
+        self._waiting_for: set[str] = set()
+        self._all_changed = asyncio.Event()
+
+    def record(self, change: StateChange) -> None:
+        self._seen.append(change)
+        if self._context_id is not None and change.context_id == self._context_id:
+            self._waiting_for.discard(change.entity_id)
+            if not self._waiting_for:
+                self._all_changed.set()
+
+    async def settle(self, context_id: str | None, targets: Iterable[str], within_s: float) -> None:
+        """Wait (at most `within_s`) until every target has changed under `context_id`."""
+        if context_id is None:
+            return
+        self._context_id = context_id
+        changed = {c.entity_id for c in self._seen if c.context_id == context_id}
+        self._waiting_for = set(targets) - changed
+        if self._waiting_for:
+            with suppress(TimeoutError):
+                async with asyncio.timeout(within_s):
+                    await self._all_changed.wait()
+
+    def changed(self) -> tuple[EntityState, ...]:
+        latest = {
+            c.entity_id: c.new_state
+            for c in self._seen
+            if c.context_id == self._context_id and self._context_id is not None
+        }
+        return tuple(state for _, state in sorted(latest.items()) if state is not None)
+
+
+def _read(home: Home, action: ReadStates) -> ActionOutcome:
+    if action.names_only:
+        names = [
+            {
+                "entity_id": entity_id,
+                "name": home.entities[entity_id].name,
+                "area": home.entities[entity_id].area_id,
+            }
+            for entity_id in action.entity_ids
+            if entity_id in home.entities
+        ]
+        return ActionOutcome(action, ActionStatus.DONE, response=names)
+    states = tuple(home.state_of(entity_id) for entity_id in action.entity_ids)
+    return ActionOutcome(action, ActionStatus.DONE, states=states)
+
+
+def _failure(action: HaAction, err: HaError) -> ActionOutcome:
+    if err.outcome_unknown:
+        message = f"{err.message}; it may or may not have happened, and was not retried"
+        return ActionOutcome(
+            action, ActionStatus.UNKNOWN, error=ErrorInfo(f"ha_{err.code}", message)
+        )
+    return ActionOutcome(
+        action, ActionStatus.FAILED, error=ErrorInfo(f"ha_{err.code}", err.message)
+    )
+
+
+def describe(action: HaAction) -> dict[str, Any]:
+    """The action as plain JSON: the WebSocket message it sends, or what it reads."""
+    if isinstance(action, ReadStates):
+        return {"type": "read_states", "entity_ids": list(action.entity_ids)}
+    return action.as_message()
+
+
+def _state_json(state: EntityState) -> dict[str, Any]:
+    return {
+        "entity_id": state.entity_id,
+        "state": state.state,
+        "attributes": dict(state.attributes),
+    }

@@ -1,0 +1,199 @@
+"""The live entity index against a real HA with the test home."""
+
+from __future__ import annotations
+
+import asyncio
+
+from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import area_registry as ar, device_registry as dr, entity_registry as er
+import pytest
+
+from botpsy_agent.ha.client import ConnectionState
+from tests.ha_bridge import HaBridge, index_matches_ha, wait_until
+from tests.ha_home import PhoneAppStandIn
+from tests.ha_server import HomeAssistantApiServer
+
+
+async def test_index_matches_ha_registries(hass: HomeAssistant, ha_bridge: HaBridge) -> None:
+    assert index_matches_ha(hass, ha_bridge.index, ha_bridge.home)
+    home = ha_bridge.index.home
+    assert len(home.entities) >= 30 and len(home.areas) >= 5 and len(home.floors) == 2
+    assert home.floors["upstairs"].aliases == ("first floor",)
+    assert home.areas["living_room"].aliases == ("lounge",)
+    assert home.areas["kids_room"].floor_id == "upstairs"
+    # Area from the device when the entity has none of its own.
+    ceiling = home.entities["light.ceiling_lights"]
+    assert (ceiling.area_id, ceiling.floor_id) == ("living_room", "ground_floor")
+    assert home.entities["light.kitchen_lights"].aliases == ("kitchen lamp",)
+    assert home.entities["fan.percentage_full_fan"].name == "Sam's fan"
+    assert home.entities["light.office_rgbw_lights"].labels == {"grown_ups"}
+    assert home.entities["sensor.fridge_temperature"].device_class == "temperature"
+    assert home.entities["light.bed_light"].supported_features > 0
+    # Exposure to Assist: explicit settings and HA's defaults.
+    assert home.entities["light.bed_light"].exposed
+    assert home.entities["sensor.carbon_dioxide"].exposed  # a default-exposed device class
+    assert not home.entities["sensor.total_energy_kwh"].exposed  # energy is not
+    assert not home.entities["sensor.power_consumption"].exposed  # hidden explicitly
+    assert not home.entities["lock.back_door"].exposed  # locks are not exposed by default
+    # Legacy notify services are recipients named after the phone's device.
+    phone = home.entities["notify.mobile_app_min_ji_s_phone"]
+    assert (phone.name, phone.is_service) == ("Min-ji's phone", True)
+    assert "notify.send_message" not in home.entities
+    users = {u.name: u for u in ha_bridge.index.users}
+    assert users["Daniel"].is_admin and not users["Min-ji"].is_admin
+    assert users["Min-ji"].user_id == ha_bridge.home.users["Min-ji"]
+    assert ha_bridge.index.labels == {"night": "Night", "grown_ups": "Grown-ups"}
+
+
+async def test_registry_edits_show_within_one_second(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    index = ha_bridge.index
+    versions: list[str] = []
+    index.add_listing_listener(versions.append)
+    entities, devices, areas = er.async_get(hass), dr.async_get(hass), ar.async_get(hass)
+
+    def entity(entity_id: str):  # type: ignore[no-untyped-def]
+        return index.home.entities.get(entity_id)
+
+    entities.async_update_entity("light.kitchen_lights", name="Counter lights")
+    await wait_until(lambda: entity("light.kitchen_lights").name == "Counter lights")
+
+    entities.async_update_entity(
+        "light.bed_light", aliases=[er.COMPUTED_NAME, "bedside lamp", "reading light"]
+    )
+    await wait_until(lambda: entity("light.bed_light").aliases == ("bedside lamp", "reading light"))
+
+    entities.async_update_entity("sensor.fridge_temperature", area_id="garage")
+    await wait_until(lambda: entity("sensor.fridge_temperature").area_id == "garage")
+
+    device_id = entities.async_get("light.bed_light").device_id  # type: ignore[union-attr]
+    devices.async_update_device(device_id, area_id="office")  # type: ignore[arg-type]
+    await wait_until(lambda: entity("light.bed_light").floor_id == "upstairs")
+    await wait_until(lambda: entity("light.bed_light").area_id == "office")
+
+    pantry = areas.async_create("Pantry", floor_id="ground_floor", aliases={"larder"})
+    await wait_until(lambda: "pantry" in index.home.areas)
+    assert index.home.areas[pantry.id].aliases == ("larder",)
+    areas.async_update(pantry.id, floor_id="upstairs")
+    await wait_until(lambda: index.home.areas["pantry"].floor_id == "upstairs")
+
+    new = entities.async_get_or_create(
+        "switch", "botpsy_test", "kettle", suggested_object_id="kettle", original_name="Kettle"
+    )
+    await wait_until(lambda: entity(new.entity_id) is not None)
+    hass.states.async_set(new.entity_id, "off", {"friendly_name": "Kettle"})
+    await wait_until(lambda: index.home.state_of(new.entity_id).state == "off")
+    entities.async_update_entity(new.entity_id, area_id="kitchen")
+    await wait_until(lambda: entity(new.entity_id).area_id == "kitchen")
+
+    async_expose_entity(hass, "conversation", "light.bed_light", False)
+    await wait_until(lambda: not entity("light.bed_light").exposed)
+
+    entities.async_remove(new.entity_id)
+    hass.states.async_remove(new.entity_id)
+    await wait_until(lambda: entity(new.entity_id) is None)
+
+    assert len(versions) >= 9 and len(set(versions)) == len(versions)
+    assert versions[-1] == index.listing_version
+
+
+async def test_state_changes_leave_the_listing_alone(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    index = ha_bridge.index
+    version, listing = index.listing_version, index.render_listing(index.home.entities)
+    changed: list[str] = []
+    index.add_listing_listener(changed.append)
+    await hass.services.async_call("light", "toggle", {"entity_id": "light.bed_light"}, True)
+    await hass.services.async_call(
+        "light", "turn_on", {"entity_id": "light.kitchen_lights", "brightness": 12}, True
+    )
+    before = hass.states.get("light.bed_light").state  # type: ignore[union-attr]
+    await wait_until(lambda: index.home.state_of("light.bed_light").state == before)
+    await wait_until(
+        lambda: index.home.state_of("light.kitchen_lights").attributes.get("brightness") == 12
+    )
+    assert index.listing_version == version
+    assert index.render_listing(index.home.entities) == listing
+    assert changed == []
+
+
+async def test_listing_is_compact_sorted_and_stable(ha_bridge: HaBridge) -> None:
+    index = ha_bridge.index
+    ids = ["light.kitchen_lights", "light.bed_light", "lock.back_door", "light.nope"]
+    listing = index.render_listing(ids)
+    assert listing == index.render_listing(reversed(ids))
+    assert listing == (
+        "floors:\n"
+        "ground_floor: Ground floor (aliases: downstairs)\n"
+        "upstairs: Upstairs (aliases: first floor)\n"
+        "areas:\n"
+        "bedroom: Bedroom (floor: upstairs; aliases: master bedroom)\n"
+        "kitchen: Kitchen (floor: ground_floor)\n"
+        "entities:\n"
+        "light.bed_light: Bed Light (area: bedroom; aliases: bedside lamp)\n"
+        "light.kitchen_lights: Kitchen Lights (area: kitchen; aliases: kitchen lamp)\n"
+        "lock.back_door: Back door (area: kitchen)\n"
+    )
+    assert "on" not in listing.split() and "off" not in listing.split()
+
+
+async def test_catches_up_after_ha_restarts(
+    hass: HomeAssistant, ha_api: HomeAssistantApiServer, ha_bridge: HaBridge
+) -> None:
+    client, index = ha_bridge.client, ha_bridge.index
+    hass.states.async_set("sensor.snow", "0", {"friendly_name": "Snow today"})
+    await wait_until(lambda: "sensor.snow" in index.home.entities)
+    await ha_api.stop()
+    await wait_until(lambda: client.state is ConnectionState.RECONNECTING)
+    assert not index.synced
+    # While the app cannot see HA: states change, entities come and go, registries change.
+    await hass.services.async_call("light", "turn_off", {"entity_id": "light.bed_light"}, True)
+    await hass.services.async_call("switch", "turn_off", {"entity_id": "switch.ac"}, True)
+    hass.states.async_set("sensor.rain", "3", {"friendly_name": "Rain today"})
+    hass.states.async_remove("sensor.snow")
+    er.async_get(hass).async_update_entity("switch.ac", name="Garage heater")
+    await asyncio.sleep(0.1)
+    await ha_api.start()
+    await client.wait_connected(5)
+    await index.wait_synced(5)
+    home = index.home
+    assert home.state_of("light.bed_light").state == "off"
+    assert home.state_of("switch.ac").state == "off"
+    assert home.entities["switch.ac"].name == "Garage heater"
+    assert home.state_of("sensor.rain").state == "3"
+    assert "sensor.snow" not in home.entities
+    # Recipients learned before the restart are still there, whether or not HA can list its
+    # services in this environment.
+    assert "notify.mobile_app_min_ji_s_phone" in home.entities
+    assert index_matches_ha(hass, index, ha_bridge.home)
+
+
+async def test_notify_recipients_follow_service_events(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    index = ha_bridge.index
+    grandma = PhoneAppStandIn(hass, "Grandma's tablet")
+    grandma.register()
+    await wait_until(lambda: grandma.recipient in index.home.entities)
+    assert index.home.entities[grandma.recipient].name == "Grandma's tablet"
+    hass.services.async_remove("notify", grandma.service)
+    await wait_until(lambda: grandma.recipient not in index.home.entities)
+
+
+async def test_a_full_load_lists_existing_notify_services(
+    hass: HomeAssistant, ha_bridge: HaBridge, ha_api: HomeAssistantApiServer
+) -> None:
+    pytest.importorskip(
+        "turbojpeg",
+        reason="HA's get_services loads camera, which needs PyTurboJPEG (not in test.txt)",
+    )
+    await ha_api.stop()
+    await wait_until(lambda: ha_bridge.client.state is ConnectionState.RECONNECTING)
+    tablet = PhoneAppStandIn(hass, "Hall tablet")
+    tablet.register()  # while the app cannot see HA: only a full load can find it
+    await ha_api.start()
+    await ha_bridge.index.wait_synced(5)
+    assert tablet.recipient in ha_bridge.index.home.entities
