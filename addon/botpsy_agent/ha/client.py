@@ -23,7 +23,7 @@ pings are answered by aiohttp, and the client sends HA's own `ping` command ever
 `heartbeat_s` to notice a connection that died silently.
 
 A rejected token ends in `AUTH_FAILED` and the client stops trying: a token does not become
-valid by itself, so retrying would only flood HA's log with failed logins (docs/decisions.md).
+valid by itself, so retrying would only flood HA's log with failed logins (docs/decisions.md, D10).
 The token is never logged.
 """
 

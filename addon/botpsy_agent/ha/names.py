@@ -139,7 +139,9 @@ def resolve(
         return Resolution(text, ())
     kinds = frozenset(kinds)
     table = _names(home)
-    candidates = [c for c in _match(query, table, kinds, domains) if c.score >= min_score]
+    candidates = [
+        c for c in _match(query, table, kinds, domains, min_score) if c.score >= min_score
+    ]
     if not any(c.score >= EXACT for c in candidates):
         candidates += _with_device_word(query, table, kinds, domains, min_score)
     return Resolution(text, _best(candidates))
@@ -178,22 +180,25 @@ def _singular(word: str) -> str:
     return word
 
 
-def similarity(query: str, name: str) -> float:
-    """How well a normalised phrase matches a normalised name, from 0 to 1."""
+def similarity(query: str, name: str, at_least: float = 0.0) -> float:
+    """How well a normalised phrase matches a normalised name, from 0 to 1; 0 at once when
+    cheap upper bounds show it cannot reach `at_least`."""
     if query == name:
         return WHOLE
     if query.replace(" ", "") == name.replace(" ", ""):
         return WHOLE_WITHOUT_SPACES
-    ratio = SequenceMatcher(None, query, name).ratio()
     query_words, name_words = query.split(), name.split()
-    ratio = max(
-        ratio,
-        SequenceMatcher(None, " ".join(sorted(query_words)), " ".join(sorted(name_words))).ratio(),
-    )
+    partial = 0.0
     if set(query_words) < set(name_words):
         # "the window" for "kitchen window": a partial name, never better than a near miss.
-        ratio = max(ratio, MIN_SCORE + 0.1 * len(query_words) / len(name_words))
-    return min(ratio, FUZZY_CAP)
+        partial = MIN_SCORE + 0.1 * len(query_words) / len(name_words)
+    direct = SequenceMatcher(None, query, name)
+    reordered = SequenceMatcher(None, " ".join(sorted(query_words)), " ".join(sorted(name_words)))
+    best = partial
+    for matcher in (direct, reordered):
+        if matcher.real_quick_ratio() >= at_least and matcher.quick_ratio() >= at_least:
+            best = max(best, matcher.ratio())
+    return min(best, FUZZY_CAP)
 
 
 # --- internals ---------------------------------------------------------------------------
@@ -243,6 +248,7 @@ def _match(
     table: Iterable[_Name],
     kinds: Collection[Kind],
     domains: Collection[str] | None,
+    min_score: float,
 ) -> list[Candidate]:
     found = []
     for name in table:
@@ -250,7 +256,8 @@ def _match(
             continue
         if name.kind is Kind.ENTITY and domains is not None and name.domain not in domains:
             continue
-        found.append(Candidate(name.kind, name.id, name.text, similarity(query, name.key)))
+        score = similarity(query, name.key, at_least=min_score * DEVICE_WORD_PENALTY)
+        found.append(Candidate(name.kind, name.id, name.text, score))
     return found
 
 
@@ -275,7 +282,7 @@ def _with_device_word(
     if not rest:
         return []
     found = []
-    for candidate in _match(rest, table, kinds, {domain}):
+    for candidate in _match(rest, table, kinds, {domain}, min_score):
         exact = candidate.score >= EXACT
         if candidate.kind is Kind.ENTITY:
             score = NAME_AND_DEVICE if exact else candidate.score * DEVICE_WORD_PENALTY

@@ -4,7 +4,7 @@
     if not report.ok: log report.problem (code + message) and keep retrying or stop
 
 One-shot REST calls are what `homeassistant-api` does well (its async client checks `/api/`
-on entry); the live connection is our own WebSocket client (docs/decisions.md, D-ha-bridge).
+on entry); the live connection is our own WebSocket client (docs/decisions.md, D10).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import logging
 
 from homeassistant_api import AsyncClient
 from homeassistant_api.errors import HomeassistantAPIError, UnauthorizedError
+from niquests import AsyncSession
 
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.protocol import ErrorInfo
@@ -35,10 +36,16 @@ class SelfCheckReport:
 
 async def self_check(endpoint: HaEndpoint, timeout_s: float = 10.0) -> SelfCheckReport:
     """Is HA's API running for this token, and which HA is it (version, name, time zone)?"""
+    # Our own session, closed here: the client does not close its session when the check on
+    # entering fails (its __aexit__ never runs then).
+    session = AsyncSession()
     try:
         async with asyncio.timeout(timeout_s):
             async with AsyncClient(
-                endpoint.rest_url, endpoint.token, global_request_kwargs={"timeout": timeout_s}
+                endpoint.rest_url,
+                endpoint.token,
+                session=session,
+                global_request_kwargs={"timeout": timeout_s},
             ) as api:  # entering checks GET /api/ ("API running.")
                 config = await api.get_config()
     except UnauthorizedError:
@@ -47,6 +54,8 @@ async def self_check(endpoint: HaEndpoint, timeout_s: float = 10.0) -> SelfCheck
         return _failed("unreachable", f"Home Assistant did not answer within {timeout_s:g} s")
     except (HomeassistantAPIError, OSError) as err:
         return _failed("unreachable", f"Home Assistant's API is not usable: {_first_line(err)}")
+    finally:
+        await session.close()
     report = SelfCheckReport(
         ok=True,
         version=config.get("version"),
