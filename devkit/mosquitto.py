@@ -45,6 +45,8 @@ class TlsFiles:
     certfile: Path
     keyfile: Path
     cafile: Path
+    require_certificate: bool = False
+    """Clients must present a certificate signed by `cafile` (mutual TLS)."""
 
 
 @dataclass
@@ -60,6 +62,9 @@ class MosquittoBroker:
     tls: TlsFiles | None = None
     port: int = field(default_factory=free_port)
     host: str = "127.0.0.1"
+    tcp_nodelay: bool = False
+    """Mosquitto's `set_tcp_nodelay` (off by default, as in a stock broker): with it on, the
+    broker does not hold small packets back for Nagle's algorithm."""
     _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -88,6 +93,8 @@ class MosquittoBroker:
             "log_type information",
             "connection_messages true",
         ]
+        if self.tcp_nodelay:
+            lines.append("set_tcp_nodelay true")
         if self.users:
             passwd = self.workdir / "passwd"
             passwd.write_text("")
@@ -108,6 +115,8 @@ class MosquittoBroker:
                 f"keyfile {self.tls.keyfile}",
                 f"cafile {self.tls.cafile}",
             ]
+            if self.tls.require_certificate:
+                lines.append("require_certificate true")
         self.config_path.write_text("\n".join(lines) + "\n")
 
     def start(self) -> None:

@@ -1,0 +1,108 @@
+"""Who a request acts for: an HA user (signed), a named MQTT principal (its topic), or nobody.
+
+* A request that names a `user_id` must be signed with a shared secret and be fresh; the
+  user must exist in HA. Name and admin flag come from HA's user directory, never from the
+  request.
+* A request on `…/request/<name>` acts as `Principal.mqtt(<name>)`: the broker's ACL is what
+  makes that topic trustworthy (docs/mqtt-api.md has the ACL).
+* Everything else is `Principal.anonymous()`, which the default policy allows nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import logging
+from typing import Protocol
+
+from botpsy_agent.mqtt.codes import ErrorCode
+from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, redact, signature_matches
+from botpsy_agent.mqtt.topics import PRINCIPAL_PATTERN
+from botpsy_agent.mqtt.wire import Rejection, WireRequest
+from botpsy_agent.policy.model import Principal
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class KnownUser(Protocol):
+    """What the front door needs of an HA user; `ha.registries.HaUser` and
+    `policy.default.HaUser` both have it. A user with `is_active` false is refused."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def is_admin(self) -> bool: ...
+
+
+type UserDirectory = Callable[[str], KnownUser | None]
+"""HA's users by id; the HA bridge provides it."""
+
+
+def no_users(user_id: str) -> KnownUser | None:
+    """A directory that knows nobody: every signed request is refused `unknown_user`."""
+    return None
+
+
+class Authenticator:
+    """Turns a well-formed request and its topic into the principal it acts for."""
+
+    def __init__(self, secrets: SecretProvider, users: UserDirectory, replay: ReplayGuard) -> None:
+        self._secrets = secrets
+        self._users = users
+        self._replay = replay
+
+    def principal(self, request: WireRequest, named: str | None) -> Principal | Rejection:
+        """The principal for `request`, received on the topic of principal `named`
+        (None: the plain request topic). A rejection says why it may not act at all."""
+        if request.user_id is not None:
+            return self._user(request)
+        if named is None:
+            return Principal.anonymous()
+        if not PRINCIPAL_PATTERN.fullmatch(named):
+            return self._reject(
+                request,
+                ErrorCode.INVALID_PRINCIPAL,
+                f"principal name {named[:64]!r} must match {PRINCIPAL_PATTERN.pattern}",
+            )
+        return Principal.mqtt(named)
+
+    def _user(self, request: WireRequest) -> Principal | Rejection:
+        assert request.user_id is not None
+        if request.sig is None or request.ts is None:
+            return self._reject(
+                request,
+                ErrorCode.UNAUTHENTICATED,
+                "a request that names a user_id must carry ts and sig",
+            )
+        secrets = self._secrets.secrets()
+        if not secrets:
+            return self._reject(
+                request,
+                ErrorCode.UNAUTHENTICATED,
+                "signed requests are not set up (no shared secret); set up the integration",
+            )
+        if not signature_matches(request.document, request.sig, secrets):
+            _LOGGER.warning(
+                "Bad signature %s on request %s for user %s",
+                redact(request.sig),
+                request.id,
+                request.user_id,
+            )
+            return self._reject(request, ErrorCode.BAD_SIGNATURE, "the signature does not match")
+        if not self._replay.is_fresh(request.ts):
+            return self._reject(
+                request,
+                ErrorCode.STALE_TIMESTAMP,
+                f"ts is more than {self._replay.window_s:g} s from the app's clock; "
+                "sign with the current time (and check the clocks)",
+            )
+        user = self._users(request.user_id)
+        if user is None or not getattr(user, "is_active", True):
+            return self._reject(
+                request, ErrorCode.UNKNOWN_USER, f"no active HA user {request.user_id}"
+            )
+        return Principal.user(request.user_id, user.name, is_admin=user.is_admin)
+
+    @staticmethod
+    def _reject(request: WireRequest, code: ErrorCode, message: str) -> Rejection:
+        return Rejection(code, message, request.id, request.reply_to)

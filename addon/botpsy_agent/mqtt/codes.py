@@ -1,0 +1,59 @@
+"""Error codes of the topic API: each says what was wrong, and which status it comes with.
+
+docs/mqtt-api.md tables them; a test keeps that table complete.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from botpsy_agent.protocol import Status
+
+
+class ErrorCode(StrEnum):
+    # The payload itself (status `error`).
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    EMPTY_PAYLOAD = "empty_payload"
+    INVALID_ENCODING = "invalid_encoding"
+    INVALID_JSON = "invalid_json"
+    NOT_AN_OBJECT = "not_an_object"
+    DUPLICATE_FIELD = "duplicate_field"
+    UNKNOWN_FIELD = "unknown_field"
+    MISSING_FIELD = "missing_field"
+    WRONG_TYPE = "wrong_type"
+    INVALID_ID = "invalid_id"
+    INVALID_VALUE = "invalid_value"
+    FIELD_TOO_LONG = "field_too_long"
+    EMPTY_TEXT = "empty_text"
+    TEXT_TOO_LONG = "text_too_long"
+    UNKNOWN_LANGUAGE = "unknown_language"
+    INVALID_REPLY_TO = "invalid_reply_to"
+    UNEXPECTED_SIGNATURE = "unexpected_signature"
+    RETAINED_REQUEST = "retained_request"
+    INVALID_PRINCIPAL = "invalid_principal"
+    ID_REUSED = "id_reused"
+    # Who is asking (status `refused`).
+    UNAUTHENTICATED = "unauthenticated"
+    BAD_SIGNATURE = "bad_signature"
+    STALE_TIMESTAMP = "stale_timestamp"
+    REPLAYED = "replayed"
+    UNKNOWN_USER = "unknown_user"
+    # The app's state (status `busy` or `error`).
+    BUSY = "busy"
+    SHUTTING_DOWN = "shutting_down"
+    INTERNAL_ERROR = "internal_error"
+
+    @property
+    def status(self) -> Status:
+        return _STATUS.get(self, Status.ERROR)
+
+
+_STATUS = {
+    ErrorCode.UNAUTHENTICATED: Status.REFUSED,
+    ErrorCode.BAD_SIGNATURE: Status.REFUSED,
+    ErrorCode.STALE_TIMESTAMP: Status.REFUSED,
+    ErrorCode.REPLAYED: Status.REFUSED,
+    ErrorCode.UNKNOWN_USER: Status.REFUSED,
+    ErrorCode.BUSY: Status.BUSY,
+    ErrorCode.SHUTTING_DOWN: Status.BUSY,
+}

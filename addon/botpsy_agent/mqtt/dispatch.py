@@ -1,0 +1,324 @@
+"""From one received request message to exactly one answer: the front door's logic.
+
+Read and check the payload, find where the answer goes, establish the principal, answer a
+retry from the first outcome, refuse replays, admit within capacity (else `busy` at once),
+run the agent, report its actions as events. Knows nothing of paho: the service hands it
+messages and publishes what it returns.
+
+Admitted requests run concurrently; the agent owns its single model worker (and its queue),
+so a fast-path request never waits here behind model work (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+import json
+import logging
+import time
+from typing import Any
+
+from botpsy_agent.mqtt.auth import Authenticator
+from botpsy_agent.mqtt.codes import ErrorCode
+from botpsy_agent.mqtt.outcomes import Conflict, OutcomeCache, fingerprint
+from botpsy_agent.mqtt.settings import ApiSettings
+from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey
+from botpsy_agent.mqtt.stats import DoorStats
+from botpsy_agent.mqtt.topics import Topics
+from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest
+from botpsy_agent.policy.model import Principal
+from botpsy_agent.protocol import Agent, AgentRequest, AgentResponse, Status
+
+_LOGGER = logging.getLogger(__name__)
+
+type EventSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class RequestMessage:
+    """A message received on a request topic, free of any MQTT library's types."""
+
+    topic: str
+    payload: bytes
+    retained: bool = False
+    response_topic: str | None = None
+    """MQTT 5 Response Topic property."""
+    correlation_data: bytes | None = None
+    """MQTT 5 Correlation Data property; returned unchanged with the answer."""
+    received: float = field(default_factory=time.monotonic)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A response and where it goes."""
+
+    topic: str
+    response: AgentResponse
+    correlation_data: bytes | None = None
+    id_known: bool = True
+    """False when the payload had no usable id: the wire `id` is then null."""
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.response.to_json()
+        if not self.id_known:
+            data["id"] = None
+        return data
+
+    def payload(self) -> bytes:
+        return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+@dataclass(frozen=True)
+class _Routed:
+    request: WireRequest
+    reply: str
+    principal: Principal
+
+
+class Dispatcher:
+    """Answers request messages through an `Agent`, each exactly once."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        settings: ApiSettings,
+        authenticator: Authenticator,
+        replay: ReplayGuard,
+        *,
+        events: EventSink = lambda event: None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._agent = agent
+        self._settings = settings
+        self._topics = Topics.of(settings)
+        self._parser = RequestParser(settings)
+        self._auth = authenticator
+        self._replay = replay
+        self._outcomes = OutcomeCache(settings.outcome_cache_size)
+        self._events = events
+        self._clock = clock
+        self._running: set[asyncio.Task[AgentResponse]] = set()
+        self.closing = False
+        self.stats = DoorStats(clock)
+
+    @property
+    def running(self) -> int:
+        return len(self._running)
+
+    async def dispatch(self, message: RequestMessage) -> Answer:
+        """The one answer to `message`. Never raises for anything a client can send."""
+        routed = self._route(message)
+        if isinstance(routed, Answer):
+            return routed
+        admitted = self._admit(routed, message)
+        if isinstance(admitted, Answer):
+            return admitted
+        if admitted is not None:  # a retry: the first outcome, when it is there
+            _LOGGER.info(
+                "Request %s of %s is a retry: answering its first outcome",
+                routed.request.id,
+                routed.principal.key,
+            )
+            response = await asyncio.shield(admitted)
+            return Answer(routed.reply, response, message.correlation_data)
+        key = (routed.principal.key, routed.request.id)
+        try:
+            response = await self._run(routed.request, routed.principal, message.received)
+        except asyncio.CancelledError:  # retries waiting on this one must not wait forever
+            stopped = _failure(routed.request.id, ErrorCode.SHUTTING_DOWN, "the app stopped")
+            self._outcomes.finish(key, stopped, keep=False)
+            raise
+        self._outcomes.finish(key, response, keep=response.status is not Status.BUSY)
+        self._report_actions(routed.request, routed.principal, response)
+        return Answer(routed.reply, response, message.correlation_data)
+
+    def cancel_running(self) -> int:
+        """Stop every running agent call; each is answered `shutting_down`."""
+        for task in self._running:
+            task.cancel()
+        return len(self._running)
+
+    async def wait_idle(self) -> None:
+        """Until no agent call runs (wrap it in `asyncio.timeout`)."""
+        while self._running:
+            await asyncio.wait(set(self._running))
+
+    def _route(self, message: RequestMessage) -> _Routed | Answer:
+        """Read the request, find where its answer goes and whom it acts for."""
+        named = self._topics.principal_of(message.topic)
+        parsed = self._parser.parse(message.payload, retained=message.retained)
+        if isinstance(parsed, Rejection):
+            return self._refuse(parsed, message, self._fallback_reply(parsed, message, named))
+        reply = parsed.reply_to or message.response_topic or self._topics.default_reply(named)
+        if problem := self._topics.reply_problem(reply, named):
+            rejection = Rejection(
+                ErrorCode.INVALID_REPLY_TO, f"reply address {reply[:80]!r} {problem}", parsed.id
+            )
+            return self._refuse(rejection, message, self._topics.default_reply(named))
+        if self.closing:
+            rejection = Rejection(ErrorCode.SHUTTING_DOWN, "the app is stopping", parsed.id)
+            return self._refuse(rejection, message, reply)
+        principal = self._auth.principal(parsed, named)
+        if isinstance(principal, Rejection):
+            return self._refuse(principal, message, reply, claimed=parsed.user_id)
+        return _Routed(parsed, reply, principal)
+
+    def _admit(
+        self, routed: _Routed, message: RequestMessage
+    ) -> asyncio.Future[AgentResponse] | Answer | None:
+        """None: run it (recorded as running). A future: a retry of a known request.
+        An answer: refused (id reused, replayed, or no capacity left)."""
+        request, reply = routed.request, routed.reply
+        key = (routed.principal.key, request.id)
+        identity = fingerprint(request.document, reply)
+        first = self._outcomes.lookup(key, identity)
+        if isinstance(first, Conflict):
+            rejection = Rejection(
+                ErrorCode.ID_REUSED,
+                f"id {request.id} was already used for a different request; use a new id",
+                request.id,
+            )
+            return self._refuse(rejection, message, reply)
+        if first is not None:
+            return first
+        replay_key = None
+        if request.user_id is not None and request.ts is not None:
+            replay_key = ReplayKey(request.user_id, request.id, request.ts)
+            if self._replay.seen(replay_key):
+                rejection = Rejection(
+                    ErrorCode.REPLAYED,
+                    "this signed request was already executed; sign a new request",
+                    request.id,
+                )
+                return self._refuse(rejection, message, reply, claimed=request.user_id)
+        if self.running >= self._settings.queue_capacity or (
+            replay_key is not None and self._replay.full()
+        ):
+            rejection = Rejection(
+                ErrorCode.BUSY,
+                f"{self.running} requests are in progress (the limit); try again shortly",
+                request.id,
+            )
+            return self._refuse(rejection, message, reply)
+        if replay_key is not None:
+            self._replay.remember(replay_key)
+        self._outcomes.begin(key, identity)
+        return None
+
+    async def _run(
+        self, parsed: WireRequest, principal: Principal, received: float
+    ) -> AgentResponse:
+        request = AgentRequest(
+            id=parsed.id,
+            text=parsed.text,
+            principal=principal,
+            language=parsed.language,
+            conversation_id=parsed.conversation_id,
+            device_id=parsed.device_id,
+            area_id=parsed.area_id,
+            dry_run=parsed.dry_run,
+        )
+        self.stats.accepted()
+        waited_ms = (self._clock() - received) * 1000
+        task = asyncio.ensure_future(self._agent.handle(request))
+        self._running.add(task)
+        try:
+            response = await task
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise  # we are being cancelled ourselves, not the agent call
+            _LOGGER.warning("Request %s stopped: the app is shutting down", parsed.id)
+            response = _failure(parsed.id, ErrorCode.SHUTTING_DOWN, "the app stopped first")
+        except Exception:
+            _LOGGER.exception("The agent failed on request %s", parsed.id)
+            response = _failure(parsed.id, ErrorCode.INTERNAL_ERROR, "the agent failed")
+        finally:
+            self._running.discard(task)
+        if response.id != parsed.id:
+            _LOGGER.warning("The agent answered request %s with id %s", parsed.id, response.id)
+            response = replace(response, id=parsed.id)
+        total_ms = (self._clock() - received) * 1000
+        timings = replace(
+            response.timings, queue_ms=response.timings.queue_ms + waited_ms, total_ms=total_ms
+        )
+        self.stats.finished(total_ms)
+        return replace(response, timings=timings)
+
+    def _fallback_reply(
+        self, rejection: Rejection, message: RequestMessage, named: str | None
+    ) -> str:
+        """Where to answer a payload that could not be read: its reply address if that much
+        is usable, else the requester's default response topic."""
+        for candidate in (rejection.reply_to, message.response_topic):
+            if candidate:
+                if self._topics.reply_problem(candidate, named) is None:
+                    return candidate
+                break  # an address was given but is not allowed: never fall further to it
+        return self._topics.default_reply(named)
+
+    def _refuse(
+        self,
+        rejection: Rejection,
+        message: RequestMessage,
+        reply: str,
+        *,
+        claimed: str | None = None,
+    ) -> Answer:
+        """Answer a request that does not reach the agent, log it, and audit refusals."""
+        _LOGGER.warning(
+            "Request %s on %s answered %s: %s",
+            rejection.request_id or "(no id)",
+            message.topic,
+            rejection.code,
+            rejection.message,
+        )
+        self.stats.refused()
+        response = _failure(rejection.request_id or "", rejection.code, rejection.message)
+        if rejection.code.status is Status.REFUSED:
+            self._emit(
+                "request_refused",
+                request_id=rejection.request_id,
+                principal=None,
+                claimed_user_id=claimed,
+                code=rejection.code.value,
+                message=rejection.message,
+            )
+        return Answer(
+            reply, response, message.correlation_data, id_known=rejection.request_id is not None
+        )
+
+    def _report_actions(
+        self, parsed: WireRequest, principal: Principal, response: AgentResponse
+    ) -> None:
+        for action in response.actions:
+            self._emit(
+                "action",
+                request_id=parsed.id,
+                principal=principal.key,
+                tool=action.tool,
+                arguments=action.arguments,
+                entity_ids=action.entity_ids,
+                decision=action.decision,
+                rule=action.rule,
+                outcome=action.outcome.value,
+                error=None if action.error is None else action.error.code,
+                dry_run=parsed.dry_run,
+            )
+        if response.status is Status.REFUSED and not response.actions:
+            self._emit(
+                "request_refused",
+                request_id=parsed.id,
+                principal=principal.key,
+                claimed_user_id=parsed.user_id,
+                code=None if response.error is None else response.error.code,
+                message=response.speech,
+            )
+
+    def _emit(self, kind: str, **data: Any) -> None:
+        self._events({"type": kind, "time": datetime.now(UTC).isoformat(), "data": data})
+
+
+def _failure(request_id: str, code: ErrorCode, message: str) -> AgentResponse:
+    return AgentResponse.failure(request_id, code.status, code.value, message)

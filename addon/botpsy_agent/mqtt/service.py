@@ -1,0 +1,214 @@
+"""The MQTT front door: the topic API of docs/mqtt-api.md around an `Agent`.
+
+Announces the app (status, info, tools, stats, HA discovery) on every connect and whenever
+HA comes online, answers each request through the `Dispatcher`, publishes every action on
+the events topic, and presses the reload-model callback when HA's button is pressed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
+import contextlib
+import json
+import logging
+from typing import Any
+
+from botpsy_agent.mqtt.announce import ModelInfo, discovery_payload, info_payload, tools_payload
+from botpsy_agent.mqtt.auth import Authenticator, UserDirectory, no_users
+from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
+from botpsy_agent.mqtt.dispatch import Answer, Dispatcher, RequestMessage
+from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
+from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, StaticSecrets
+from botpsy_agent.mqtt.topics import Topics
+from botpsy_agent.protocol import Agent
+
+_LOGGER = logging.getLogger(__name__)
+ONLINE, OFFLINE = "online", "offline"
+STATS_MIN_INTERVAL_S = 1.0
+OFFLINE_ACK_TIMEOUT_S = 3.0
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+class MqttService:
+    """Serves one agent on `botpsy/<instance>/…` of one broker."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        broker: BrokerSettings,
+        api: ApiSettings | None = None,
+        *,
+        secrets: SecretProvider | None = None,
+        users: UserDirectory = no_users,
+        model: ModelInfo | None = None,
+        on_reload_model: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.api = api or ApiSettings()
+        self.topics = Topics.of(self.api)
+        self._model = model
+        self._on_reload_model = on_reload_model
+        replay = ReplayGuard(self.api.replay_window_s)
+        authenticator = Authenticator(secrets or StaticSecrets(), users, replay)
+        self.dispatcher = Dispatcher(
+            agent, self.api, authenticator, replay, events=self._publish_event
+        )
+        self.dispatcher.stats.on_change = self._stats_changed
+        self.connection = MqttConnection(
+            broker,
+            broker.client_id or f"botpsy-{self.api.instance}",
+            will=Will(self.topics.status, OFFLINE),
+            subscriptions=[
+                (self.topics.request, 1),
+                (self.topics.named_requests, 1),
+                (self.topics.reload_model, 1),
+                (self.topics.ha_status, 1),
+            ],
+            on_connect=self._connected,
+            on_message=self._received,
+        )
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._online = asyncio.Event()
+        self._stats_dirty = asyncio.Event()
+        self._stats_task: asyncio.Task[None] | None = None
+        self.announcements = 0
+        """How many times everything was announced (each connect, each HA birth)."""
+
+    @property
+    def online(self) -> bool:
+        return self._online.is_set()
+
+    async def start(self) -> None:
+        """Start connecting; requests are served from the first successful connect on."""
+        await self.connection.start()
+        self._stats_task = asyncio.create_task(self._publish_stats_forever(), name="mqtt-stats")
+
+    async def wait_online(self) -> None:
+        """Until connected and subscribed (wrap it in `asyncio.timeout`)."""
+        await self._online.wait()
+
+    async def stop(self) -> None:
+        """Finish or stop running requests (each still answered), say `offline`, disconnect."""
+        dispatcher = self.dispatcher
+        dispatcher.closing = True
+        try:
+            async with asyncio.timeout(self.api.shutdown_grace_s):
+                await dispatcher.wait_idle()
+        except TimeoutError:
+            _LOGGER.warning("Stopping %d running request(s)", dispatcher.cancel_running())
+        if self._tasks:
+            await asyncio.wait(set(self._tasks))
+        if self._stats_task is not None:
+            self._stats_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._stats_task
+            self._stats_task = None
+        if self.connection.connected:
+            try:
+                async with asyncio.timeout(OFFLINE_ACK_TIMEOUT_S):
+                    await self.connection.publish_and_wait(self.topics.status, OFFLINE, retain=True)
+            except TimeoutError:
+                _LOGGER.warning("The broker did not confirm 'offline' in time")
+        await self.connection.stop()
+        self._online.clear()
+        _LOGGER.info("MQTT service stopped")
+
+    def set_model(self, model: ModelInfo | None) -> None:
+        """A (re)loaded model: the info topic (and HA's model sensor) follow."""
+        self._model = model
+        if self.online:
+            self._publish_info()
+
+    # --- announcements ------------------------------------------------------------------
+
+    def announce(self) -> None:
+        """Publish status, info, tools, stats and HA discovery (again)."""
+        self.announcements += 1
+        publish = self.connection.publish
+        publish(self.topics.status, ONLINE, retain=True)
+        self._publish_info()
+        publish(self.topics.tools, _json(tools_payload()), retain=True)
+        # Discovery is not retained: HA asks for it again by announcing itself online.
+        publish(self.topics.discovery, _json(discovery_payload(self.api)))
+        self._publish_stats()
+
+    def _publish_info(self) -> None:
+        payload = _json(info_payload(self.api, self._model))
+        self.connection.publish(self.topics.info, payload, retain=True)
+
+    def _publish_stats(self) -> None:
+        payload = _json(self.dispatcher.stats.to_json())
+        self.connection.publish(self.topics.stats, payload, qos=0, retain=True)
+
+    def _stats_changed(self) -> None:
+        self._stats_dirty.set()
+
+    async def _publish_stats_forever(self) -> None:
+        """On change (at most once a second), and every `stats_interval_s` for the rate."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stats_dirty.wait(), self.api.stats_interval_s)
+            self._stats_dirty.clear()
+            if self.connection.connected:
+                self._publish_stats()
+            await asyncio.sleep(STATS_MIN_INTERVAL_S)
+
+    def _publish_event(self, event: dict[str, Any]) -> None:
+        self.connection.publish(self.topics.events, _json(event))
+
+    # --- what the broker brings ---------------------------------------------------------
+
+    def _connected(self) -> None:
+        self.announce()
+        self._online.set()
+
+    def _received(self, message: Received) -> None:
+        topic = message.topic
+        if topic == self.topics.ha_status:
+            if message.payload.strip() == ONLINE.encode():
+                _LOGGER.info("Home Assistant is online: announcing again")
+                self.announce()
+            return
+        if topic == self.topics.reload_model:
+            self._spawn(self._reload_model(message.payload))
+            return
+        request = RequestMessage(
+            topic,
+            message.payload,
+            retained=message.retained,
+            response_topic=message.response_topic,
+            correlation_data=message.correlation_data,
+        )
+        self._spawn(self._answer(request))
+
+    async def _answer(self, request: RequestMessage) -> None:
+        try:
+            answer: Answer = await self.dispatcher.dispatch(request)
+        except Exception:  # a bug of ours: say so loudly, the client's timeout answers it
+            _LOGGER.exception("No answer to a message on %s", request.topic)
+            return
+        self.connection.publish(
+            answer.topic, answer.payload(), correlation_data=answer.correlation_data
+        )
+
+    async def _reload_model(self, payload: bytes) -> None:
+        if payload.strip() != b"PRESS":
+            _LOGGER.warning("Ignored reload_model command %r: expected PRESS", payload[:20])
+            return
+        if self._on_reload_model is None:
+            _LOGGER.warning("Reload model pressed, but this app cannot reload its model")
+            return
+        _LOGGER.info("Reloading the model (HA's button)")
+        try:
+            await self._on_reload_model()
+        except Exception:
+            _LOGGER.exception("Reloading the model failed")
+        self._publish_info()
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

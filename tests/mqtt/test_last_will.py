@@ -1,0 +1,54 @@
+"""The broker's last will says `offline` when the app dies without a goodbye."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+import signal
+import sys
+
+from devkit.mosquitto import MosquittoBroker
+from tests.mqtt.client import ApiClient
+from tests.mqtt.conftest import INSTANCE, ROOT
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+async def test_the_will_sets_offline_when_the_app_process_is_killed(
+    mosquitto: MosquittoBroker, client: ApiClient
+) -> None:
+    await client.subscribe(f"{ROOT}/status")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "addon"), str(REPO)])}
+    app = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "tests.mqtt.agent_process"),
+        *("--port", str(mosquitto.port), "--instance", INSTANCE),
+        cwd=REPO,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    client.patience_s = 30  # the process imports the app first
+    try:
+        await client.expect(f"{ROOT}/status", lambda message: message.payload == b"online")
+        client.publish(f"{ROOT}/request", {"id": "alive", "text": "are you there?"})
+        assert (await client.response(f"{ROOT}/response", "alive"))["status"] == "done"
+
+        app.send_signal(signal.SIGKILL)  # no clean disconnect, no "offline" of its own
+        await client.expect(f"{ROOT}/status", lambda message: message.payload == b"offline")
+    finally:
+        if app.returncode is None:
+            app.kill()
+        output, _ = await app.communicate()
+    assert b"ready" in output
+    assert app.returncode == -signal.SIGKILL
+
+    late = ApiClient(mosquitto)  # the will was retained: newcomers see "offline" too
+    await late.connect()
+    try:
+        await late.subscribe(f"{ROOT}/status")
+        status = await late.expect(f"{ROOT}/status")
+        assert (status.payload, status.retain) == (b"offline", True)
+    finally:
+        await late.close()
