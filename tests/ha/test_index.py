@@ -9,9 +9,10 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, device_registry as dr, entity_registry as er
 import pytest
 
-from botpsy_agent.ha.client import ConnectionState
-from tests.ha_bridge import HaBridge, index_matches_ha, wait_until
-from tests.ha_home import PhoneAppStandIn
+from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
+from botpsy_agent.ha.index import EntityIndex
+from tests.ha_bridge import TEST_BACKOFF, HaBridge, index_matches_ha, wait_until
+from tests.ha_home import HaHome, PhoneAppStandIn
 from tests.ha_server import HomeAssistantApiServer
 
 
@@ -197,3 +198,42 @@ async def test_a_full_load_lists_existing_notify_services(
     await ha_api.start()
     await ha_bridge.index.wait_synced(5)
     assert tablet.recipient in ha_bridge.index.home.entities
+
+
+async def test_a_non_admin_token_still_gives_the_home(
+    hass: HomeAssistant,
+    ha_home: HaHome,
+    ha_api: HomeAssistantApiServer,
+    hass_read_only_access_token: str,
+) -> None:
+    client = HaClient(
+        HaEndpoint.from_base_url(ha_api.url, hass_read_only_access_token), backoff=TEST_BACKOFF
+    )
+    index = EntityIndex(client)
+    await index.start()
+    await client.start()
+    try:
+        await index.wait_synced(5)
+        home = index.home
+        assert home.entities["light.kitchen_lights"].area_id == "kitchen"
+        assert home.entities["light.kitchen_lights"].exposed  # HA's default for lights
+        assert index.users == ()  # listing users needs an admin
+        # HA refuses user events to this token: the client goes on without them.
+        assert client.state is ConnectionState.CONNECTED and client.attempts == 1
+    finally:
+        await index.stop()
+        await client.stop()
+
+
+async def test_the_test_home_meets_its_description(hass: HomeAssistant, ha_home: HaHome) -> None:
+    entities = er.async_get(hass)
+    areas = {e.area_id for e in entities.entities.values() if e.area_id} | {
+        d.area_id for d in dr.async_get(hass).devices if d.area_id
+    }
+    assert len(ha_home.entity_ids) >= 30
+    assert len(areas) >= 5 and set(ha_home.floors) == {"ground_floor", "upstairs"}
+    assert any(isinstance(a, str) for e in entities.entities.values() for a in e.aliases)
+    assert any(e.labels for e in entities.entities.values())
+    for phone in ha_home.phones.values():
+        assert hass.services.has_service("notify", phone.service)
+    assert {"calendar.family", "todo.shopping_list", "notify.notifier"} <= set(ha_home.entity_ids)

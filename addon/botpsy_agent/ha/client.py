@@ -517,7 +517,17 @@ class HaClient:
     async def _resubscribe(self) -> None:
         async with self._subscribe_lock:
             for subscription in list(self._subscriptions):
-                await self._activate(subscription)
+                try:
+                    await self._activate(subscription)
+                except HaCallError as err:
+                    # HA refuses some events to non-admin tokens: go on without them rather
+                    # than reconnect for ever.
+                    self._subscriptions.remove(subscription)
+                    _LOGGER.warning(
+                        "Home Assistant refused the subscription to %s (%s); going on without it",
+                        subscription.event_type,
+                        err.message,
+                    )
 
     async def _unsubscribe(self, subscription: Subscription) -> None:
         async with self._subscribe_lock:

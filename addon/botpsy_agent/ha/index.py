@@ -286,9 +286,11 @@ class EntityIndex:
                 call({"type": "config/floor_registry/list"}),
                 call({"type": "config/label_registry/list"}),
                 call({"type": "get_states"}),
-                call({"type": "homeassistant/expose_entity/list"}),
-                call({"type": "homeassistant/expose_new_entities/get", "assistant": ASSISTANT}),
-                call({"type": "config/auth/list"}),
+                self._admin_only({"type": "homeassistant/expose_entity/list"}, {}),
+                self._admin_only(
+                    {"type": "homeassistant/expose_new_entities/get", "assistant": ASSISTANT}, {}
+                ),
+                self._admin_only({"type": "config/auth/list"}, []),
             )
             services = await self._fetch_notify_services()
             entries = await self._fetch_entries([entry["entity_id"] for entry in listed])
@@ -334,7 +336,9 @@ class EntityIndex:
         if "labels" in kinds:
             data.labels = by_key(await call({"type": "config/label_registry/list"}), "label_id")
         if "users" in kinds:
-            data.users = users_from_payload(await call({"type": "config/auth/list"}))
+            data.users = users_from_payload(
+                await self._admin_only({"type": "config/auth/list"}, [])
+            )
         if entries:
             for entity_id, entry in (await self._fetch_entries(sorted(entries))).items():
                 if entry is None:
@@ -343,10 +347,23 @@ class EntityIndex:
                     data.entries[entity_id] = entry
             # Entries without a unique id keep their Assist setting in HA's own store.
             data.exposed = exposed_from_payload(
-                await call({"type": "homeassistant/expose_entity/list"})
+                await self._admin_only({"type": "homeassistant/expose_entity/list"}, {})
             )
         if kinds - {"users"} or entries:
             self._rebuild()
+
+    async def _admin_only(self, message: Mapping[str, Any], default: Any) -> Any:
+        """Users and Assist exposure need an admin token (the app's Supervisor token is);
+        with a lesser token the index works without them."""
+        try:
+            return await self._client.call(message)
+        except HaCallError as err:
+            if err.code != "unauthorized":
+                raise
+            _LOGGER.warning(
+                "The Home Assistant token is not an admin's: %s is not available", message["type"]
+            )
+            return default
 
     async def _fetch_notify_services(self) -> tuple[str, ...]:
         """The legacy notify services HA has now; if HA cannot list its services (it fails
