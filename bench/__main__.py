@@ -13,13 +13,14 @@ from pathlib import Path
 import sys
 from typing import Any
 
-from bench import ha_index, llm_tiny, machine, mqtt_roundtrip, policy
+from bench import fast_path, ha_index, llm_model, machine, mqtt_roundtrip, policy
 
 RESULTS = Path(__file__).parent / "results"
 BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
-    "llm_tiny": llm_tiny.run,
     "policy": policy.run,
     "ha_index": ha_index.run,
+    "fast_path": fast_path.run,
+    "llm_model": llm_model.run,
     "mqtt_roundtrip": mqtt_roundtrip.run,
 }
 

@@ -16,14 +16,17 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+import hashlib
 from itertools import pairwise
 import json
+import os
 from pathlib import Path
 
 import gguf
 import numpy as np
 
 TEMPLATES = Path(__file__).parent / "templates"
+WRITER_VERSION = 1  # bump when the files this module writes change
 
 CONTROL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
 USER_DEFINED_TOKENS = (
@@ -81,6 +84,26 @@ QWEN35_0_8B = ModelShape(
     full_attention_interval=4,
     vocab_size=248320,
 )
+
+
+def cached_model(shape: ModelShape, name: str, *, quantize_q8: bool = False, seed: int = 0) -> Path:
+    """A random model of this shape, written once into the toolchain cache and reused.
+
+    Large shapes take minutes to write; the file name carries everything it depends on.
+    """
+    cache = Path(os.environ.get("BOTPSY_CACHE", Path.home() / ".cache" / "botpsy")) / "models"
+    cache.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha256(
+        repr((shape, quantize_q8, seed, WRITER_VERSION, chat_template(shape.arch))).encode()
+    ).hexdigest()[:10]
+    path = cache / f"{name}-{key}.gguf"
+    if not path.exists():
+        partial = path.with_suffix(".partial")
+        write_model(
+            partial, shape, seed=seed, merges=prompt_merges(), quantize_q8=quantize_q8, name=name
+        )
+        partial.replace(path)
+    return path
 
 
 def chat_template(arch: str) -> str:
