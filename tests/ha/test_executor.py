@@ -13,7 +13,7 @@ from homeassistant.util import dt as dt_util
 import pytest
 
 from botpsy_agent.ha.client import ConnectionState
-from botpsy_agent.ha.executor import ActionStatus, Execution
+from botpsy_agent.ha.executor import ActionStatus, Execution, Executor
 from botpsy_agent.home.resolve import ResolvedCall, resolve_call
 from tests.ha_bridge import HaBridge, wait_until
 from tests.ha_server import HomeAssistantApiServer
@@ -342,6 +342,19 @@ async def test_a_repeated_request_returns_the_first_outcome_and_sends_once(
     assert phone.received == [{"message": "Bring bread"}]
     await run(ha_bridge, "send_message", arguments, request_id="req-2")  # a new request
     assert len(phone.received) == 2
+
+
+async def test_only_the_last_requests_are_remembered(ha_bridge: HaBridge) -> None:
+    executor = Executor(ha_bridge.client, ha_bridge.index, remember=2)
+    phone = ha_bridge.home.phones["Daniel's phone"]
+    call = resolved(ha_bridge, "send_message", {"recipient": phone.recipient, "message": "x"})
+    try:
+        for request_id in ("a", "b", "b", "c", "c", "a"):
+            await executor.execute(request_id, call)
+    finally:
+        await executor.close()
+    # "b" and "c" repeated within the bound ran once; "a" was forgotten after two newer ones.
+    assert len(phone.received) == 4
 
 
 async def test_a_call_cut_off_mid_way_is_unknown_and_never_repeated(
