@@ -18,7 +18,6 @@ from botpsy_agent import __version__
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-EXIT_NOT_BUILT = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,14 +57,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    # The start-up (options -> Supervisor -> MQTT, HA bridge, model) is wired once those
-    # parts exist; until then say so plainly instead of pretending to run.
-    print(
-        "botpsy-agent serve: the service start-up is not wired yet "
-        f"(options file: {args.options}); it lands with the start-up change of issue 8.",
-        file=sys.stderr,
+    import asyncio
+    import logging
+
+    from botpsy_agent.startup import serve
+
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        datefmt="%Y-%m-%d %H:%M:%S",
     )
-    return EXIT_NOT_BUILT
+    return asyncio.run(serve(args.options))
 
 
 def _health(args: argparse.Namespace) -> int:

@@ -37,7 +37,7 @@ READABLE_ROOTS: Final = ("/config", "/share", "/data", "/media")
 DEFAULT_OPTIONS: Final[Mapping[str, Any]] = {
     "model": "Q8_0",
     "threads": "auto",
-    "context_length": 4096,
+    "context_length": 8192,
     "thinking_budget": 0,
     "languages": ["en", "ko", "id"],
     "policy_file": "policy.yaml",

@@ -112,13 +112,15 @@ async def test_beat_forever_keeps_the_file_fresh(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["updated"] >= 3
 
 
-def test_serve_says_plainly_it_is_not_wired_yet() -> None:
+def test_serve_with_missing_options_stops_with_one_clear_line(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "botpsy_agent", "serve"],
+        [sys.executable, "-m", "botpsy_agent", "serve", "--options", str(tmp_path / "nope.json")],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=60,
         check=False,
     )
-    assert result.returncode == 2
-    assert "not wired yet" in result.stderr
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if " ERROR " in line]
+    assert len(errors) == 1, result.stderr
+    assert "nope.json: cannot read" in errors[0]

@@ -7,7 +7,6 @@ import asyncio
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, device_registry as dr, entity_registry as er
-import pytest
 
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.index import EntityIndex
@@ -187,10 +186,6 @@ async def test_notify_recipients_follow_service_events(
 async def test_a_full_load_lists_existing_notify_services(
     hass: HomeAssistant, ha_bridge: HaBridge, ha_api: HomeAssistantApiServer
 ) -> None:
-    pytest.importorskip(
-        "turbojpeg",
-        reason="HA's get_services loads camera, which needs PyTurboJPEG (not in test.txt)",
-    )
     await ha_api.stop()
     await wait_until(lambda: ha_bridge.client.state is ConnectionState.RECONNECTING)
     tablet = PhoneAppStandIn(hass, "Hall tablet")

@@ -58,9 +58,7 @@ from tool_schemas.catalog import ToolCallError, parse_tool_call
 
 _LOGGER = logging.getLogger(__name__)
 
-READ_TOOLS = frozenset(
-    {"get_state", "list_entities", "list_events", "check_free_busy", "list_todo_items"}
-)
+RECENT_S = 24 * 3600.0
 
 
 class ExecutionLike(Protocol):
@@ -153,6 +151,8 @@ class BotPsyAgent:
         self.settings = settings or AgentSettings()
         self.conversations = ConversationStore()
         self._offers: dict[tuple[str, int, str, int], Offer] = {}
+        self._recent: dict[str, tuple[Principal, float]] = {}
+        """Principals who used the model path lately, to warm their prompts on changes."""
         self.on_action: list[Callable[[AgentRequest, ActionReport], None]] = []
 
     # --- the front door --------------------------------------------------------------------
@@ -215,6 +215,7 @@ class BotPsyAgent:
         assert self.planner is not None
         request, home, now, turn = job.request, job.home, job.now, job.turn
         offer = self.offer_for(request.principal, home, job.policy, now)
+        self._recent[request.principal.key] = (request.principal, time.monotonic())
         area = home.areas[request.area_id].name if request.area_id in home.areas else None  # type: ignore[index]
         user = {"role": "user", "content": f"{request_context(now, area_name=area)} {request.text}"}
         messages = [*job.conversation.history, user]
@@ -463,6 +464,16 @@ class BotPsyAgent:
         return self._respond(request, conversation, turn)
 
     # --- shared helpers --------------------------------------------------------------------
+
+    def warm_recent(self, home: Home, policy: Policy, now: datetime) -> None:
+        """After a change of names or rules: prepare the prompts of recent principals in the
+        background (prefix snapshots are rebuilt then, never on state changes)."""
+        horizon = time.monotonic() - RECENT_S
+        for key, (principal, used) in list(self._recent.items()):
+            if used < horizon:
+                del self._recent[key]
+            else:
+                self.offer_for(principal, home, policy, now)
 
     def offer_for(self, principal: Principal, home: Home, policy: Policy, now: datetime) -> Offer:
         """The principal's tools and listing; cached until names or the policy change."""

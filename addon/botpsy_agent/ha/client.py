@@ -98,12 +98,13 @@ class HaEndpoint:
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> HaEndpoint:
-        """`SUPERVISOR_TOKEN` when running as an app, else `BOTPSY_HA_URL` + `BOTPSY_HA_TOKEN`."""
-        if token := environ.get("SUPERVISOR_TOKEN"):
-            return cls.supervisor(token)
+        """`BOTPSY_HA_URL` + `BOTPSY_HA_TOKEN` when set (development, the demo, tests), else
+        HA through the Supervisor with `SUPERVISOR_TOKEN` (the app)."""
         url, token = environ.get("BOTPSY_HA_URL"), environ.get("BOTPSY_HA_TOKEN")
         if url and token:
             return cls.from_base_url(url, token)
+        if token := environ.get("SUPERVISOR_TOKEN"):
+            return cls.supervisor(token)
         raise ValueError(
             "no Home Assistant to connect to: SUPERVISOR_TOKEN is not set (not running as an "
             "app), so set BOTPSY_HA_URL and BOTPSY_HA_TOKEN (a long-lived access token)"

@@ -1,0 +1,159 @@
+"""From options to a running app: resolve the broker, make sure the model is there, run.
+
+Every problem found before the app starts is one clear line; the process then exits 1
+(the Supervisor shows the log and the user fixes the option). Once running, SIGTERM or
+SIGINT stops it cleanly, within the app's stop timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+import contextlib
+import logging
+import os
+from pathlib import Path
+import signal
+
+import aiohttp
+
+from botpsy_agent.config import LogLevel, OptionsError, Settings, load_settings
+from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.models.download import DownloadError
+from botpsy_agent.models.store import ensure_model, plan_model
+from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
+from botpsy_agent.policy.loader import PolicyError
+from botpsy_agent.runtime import App, RuntimeConfig
+from botpsy_agent.supervisor import SupervisorClient, SupervisorError
+
+_LOGGER = logging.getLogger("botpsy_agent")
+
+
+class StartupError(Exception):
+    """The app cannot start; `lines` says why, one problem per line."""
+
+    def __init__(self, *lines: str) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+async def resolve_broker(
+    settings: Settings, session: aiohttp.ClientSession, environ: Mapping[str, str]
+) -> BrokerSettings:
+    """The user's broker when `mqtt.host` is set, else the Supervisor's (with any
+    credentials the user gave instead of the shared ones)."""
+    override = settings.mqtt
+    if override.replaces_service:
+        assert override.host is not None
+        host, port, tls = override.host, override.port or 1883, bool(override.tls)
+        username = override.username
+        password = override.password.reveal() if override.password else None
+        version = MqttVersion.V5
+    else:
+        try:
+            service = await SupervisorClient.from_environment(session, environ).mqtt_service()
+        except SupervisorError as err:
+            raise StartupError(f"mqtt: {err.message}") from None
+        host, port, tls = service.host, service.port, service.ssl
+        username = override.username or service.username
+        secret = override.password or service.password
+        password = secret.reveal() if secret else None
+        # The Supervisor announces 3.1.1; the app still correlates in the payload then.
+        version = MqttVersion.V311 if service.protocol.startswith("3") else MqttVersion.V5
+    ca_file = override.ca_file
+    return BrokerSettings(
+        host=host,
+        port=port,
+        username=username,
+        password=password,
+        tls=TlsSettings(ca_file=ca_file) if tls or ca_file else None,
+        version=version,
+        client_id=f"botpsy-{settings.instance}",
+    )
+
+
+async def resolve_model(settings: Settings, session: aiohttp.ClientSession) -> EngineSettings:
+    plan = plan_model(settings.model, settings.config_dir / "models")
+    try:
+        path = await ensure_model(plan, session=session, offline=settings.model.offline)
+    except DownloadError as err:
+        raise StartupError(f"model: {err}") from None
+    return EngineSettings(
+        model_path=path,
+        context_length=settings.model.context_length,
+        threads=settings.model.threads,
+    )
+
+
+async def build_config(settings: Settings, environ: Mapping[str, str]) -> RuntimeConfig:
+    try:
+        ha = HaEndpoint.from_environment(environ)
+    except ValueError as err:
+        raise StartupError(f"homeassistant: {err}") from None
+    async with aiohttp.ClientSession() as session:
+        broker = await resolve_broker(settings, session, environ)
+        model = await resolve_model(settings, session)
+    return RuntimeConfig(
+        ha=ha,
+        broker=broker,
+        api=ApiSettings(instance=settings.instance, languages=settings.languages),
+        policy_file=settings.policy_file,
+        data_dir=settings.data_dir,
+        model=model,
+        health_file=Path(environ["BOTPSY_RUN_DIR"]) / "health.json"
+        if environ.get("BOTPSY_RUN_DIR")
+        else None,
+    )
+
+
+async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
+    env = dict(os.environ if environ is None else environ)
+    try:
+        settings = load_settings(
+            options,
+            config_dir=Path(env.get("BOTPSY_CONFIG_DIR", "/config")),
+            data_dir=Path(env.get("BOTPSY_DATA_DIR", "/data")),
+        )
+    except OptionsError as err:
+        for line in err.problems:
+            _LOGGER.error("%s", line)  # noqa: TRY400 - one clear line per problem, no trace
+        return 1
+    logging.getLogger().setLevel(_LEVELS[settings.log_level])
+    for note in settings.notes:
+        _LOGGER.info("%s", note)
+    try:
+        config = await build_config(settings, env)
+    except StartupError as err:
+        for line in err.lines:
+            _LOGGER.error("%s", line)  # noqa: TRY400
+        return 1
+    app = App(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await app.start()
+    except PolicyError as err:
+        for problem in err.problems:
+            _LOGGER.error("%s", problem.render(err.source))  # noqa: TRY400
+        await app.stop()
+        return 1
+    except (TimeoutError, OSError) as err:
+        _LOGGER.error("Start-up failed: %s", err)  # noqa: TRY400 - the message is the diagnosis
+        await app.stop()
+        return 1
+    await stop.wait()
+    _LOGGER.info("Stopping…")
+    with contextlib.suppress(Exception):
+        await app.stop()
+    return 0
+
+
+_LEVELS = {
+    LogLevel.DEBUG: logging.DEBUG,
+    LogLevel.INFO: logging.INFO,
+    LogLevel.WARNING: logging.WARNING,
+    LogLevel.ERROR: logging.ERROR,
+}
