@@ -1,0 +1,270 @@
+"""Make a fresh Home Assistant into the demo home, through HA's own APIs, as a person would:
+onboarding (owner account), a child's account, floors and areas, where each device is,
+what Assist may use, the MQTT broker, a calendar with events and a shopping list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+import secrets
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import aiohttp
+
+from botpsy_agent.ha.client import HaClient, HaEndpoint
+from demo.paths import load_devices
+
+devices = load_devices()
+
+CLIENT_ID = "http://127.0.0.1/"
+ADMIN_NAME, CHILD_NAME = "Alex", "Sam"
+
+
+@dataclass(frozen=True)
+class DemoAccounts:
+    admin_id: str
+    child_id: str
+    token: str
+    """A long-lived access token of the admin (for the app and the demo's checks)."""
+
+
+class SetupError(RuntimeError):
+    """HA refused a step of the set-up; the message names the step and HA's answer."""
+
+
+async def _post(session: aiohttp.ClientSession, url: str, **kwargs: Any) -> Any:
+    async with session.post(url, **kwargs) as response:
+        body = await response.json(content_type=None)
+        if response.status >= 400:
+            raise SetupError(f"POST {url.split('/api', 1)[-1]}: HTTP {response.status} {body}")
+        return body
+
+
+async def onboard(base_url: str) -> tuple[str, str]:
+    """Create the owner account and finish onboarding; returns (access token, owner id)."""
+    password = secrets.token_urlsafe(16)
+    async with aiohttp.ClientSession() as session:
+        created = await _post(
+            session,
+            f"{base_url}/api/onboarding/users",
+            json={
+                "client_id": CLIENT_ID,
+                "name": ADMIN_NAME,
+                "username": "alex",
+                "password": password,
+                "language": "en",
+            },
+        )
+        tokens = await _post(
+            session,
+            f"{base_url}/auth/token",
+            data={
+                "grant_type": "authorization_code",
+                "code": created["auth_code"],
+                "client_id": CLIENT_ID,
+            },
+        )
+        auth = {"Authorization": f"Bearer {tokens['access_token']}"}
+        for step, body in (
+            ("core_config", {}),
+            ("analytics", {}),
+            ("integration", {"client_id": CLIENT_ID, "redirect_uri": CLIENT_ID}),
+        ):
+            await _post(session, f"{base_url}/api/onboarding/{step}", json=body, headers=auth)
+    client = HaClient(HaEndpoint.from_base_url(base_url, tokens["access_token"]))
+    await client.start()
+    try:
+        await client.wait_connected(15)
+        users = await client.call({"type": "config/auth/list"})
+        owner = next(u["id"] for u in users if u.get("is_owner"))
+    finally:
+        await client.stop()
+    return tokens["access_token"], owner
+
+
+async def set_up_home(
+    base_url: str, access_token: str, owner_id: str, broker: tuple[str, int]
+) -> DemoAccounts:
+    """Everything after onboarding; returns the accounts the demo acts as."""
+    client = HaClient(HaEndpoint.from_base_url(base_url, access_token))
+    await client.start()
+    try:
+        await client.wait_connected(15)
+        call = client.call
+        token = await call(
+            {"type": "auth/long_lived_access_token", "client_name": "BotPsy demo", "lifespan": 3650}
+        )
+        child = await call(
+            {
+                "type": "config/auth/create",
+                "name": CHILD_NAME,
+                "group_ids": ["system-users"],
+                "local_only": True,
+            }
+        )
+        child_id = child["user"]["id"]
+        await call(
+            {
+                "type": "config/auth_provider/homeassistant/create",
+                "user_id": child_id,
+                "username": "sam",
+                "password": secrets.token_urlsafe(16),
+            }
+        )
+        for floor_id, (name, level, aliases) in devices.FLOORS.items():
+            made = await call(
+                {
+                    "type": "config/floor_registry/create",
+                    "name": name,
+                    "level": level,
+                    "aliases": aliases,
+                }
+            )
+            if made["floor_id"] != floor_id:
+                raise SetupError(f"floor {name!r} became {made['floor_id']}, expected {floor_id}")
+        # Onboarding already made a few rooms (kitchen, living room, bedroom): update those.
+        existing = {a["area_id"] for a in await call({"type": "config/area_registry/list"})}
+        for area_id, (name, floor_id, aliases) in devices.AREAS.items():
+            if area_id in existing:
+                await call(
+                    {
+                        "type": "config/area_registry/update",
+                        "area_id": area_id,
+                        "name": name,
+                        "floor_id": floor_id,
+                        "aliases": aliases,
+                    }
+                )
+                continue
+            made = await call(
+                {
+                    "type": "config/area_registry/create",
+                    "name": name,
+                    "floor_id": floor_id,
+                    "aliases": aliases,
+                }
+            )
+            if made["area_id"] != area_id:
+                raise SetupError(f"area {name!r} became {made['area_id']}, expected {area_id}")
+        placed = {
+            **{e: spec[1] for e, spec in devices.LIGHTS.items()},
+            **{e: spec[1] for e, spec in devices.SWITCHES.items()},
+            **{e: spec[1] for e, spec in devices.COVERS.items()},
+            **{e: spec[1] for e, spec in devices.LOCKS.items()},
+            **{e: spec[1] for e, spec in devices.FANS.items()},
+            **{e: spec[1] for e, spec in devices.CLIMATES.items()},
+            **{e: spec[1] for e, spec in devices.MEDIA_PLAYERS.items()},
+        }
+        for entity_id, area_id in placed.items():
+            update: dict[str, Any] = {
+                "type": "config/entity_registry/update",
+                "entity_id": entity_id,
+                "area_id": area_id,
+            }
+            if entity_id in devices.ALIASES:
+                update["aliases"] = devices.ALIASES[entity_id]
+            await call(update)
+        mqtt = {
+            "broker": broker[0],
+            "port": broker[1],
+            "protocol": "5",
+            "other_settings": {"set_client_cert": False, "set_ca_cert": "off", "transport": "tcp"},
+        }
+        for handler, data in (
+            ("mqtt", mqtt),
+            ("local_calendar", {"calendar_name": "Family"}),
+            ("local_todo", {"todo_list_name": "Shopping list"}),
+        ):
+            await _config_flow(base_url, access_token, handler, data)
+        await _wait_for(client, ["calendar.family", "todo.shopping_list"])
+        exposed = [
+            *placed,
+            "calendar.family",
+            "todo.shopping_list",
+            "scene.movie_night",
+            "script.good_night",
+        ]
+        await call(
+            {
+                "type": "homeassistant/expose_entity",
+                "assistants": ["conversation"],
+                "entity_ids": exposed,
+                "should_expose": True,
+            }
+        )
+        await _add_calendar_and_list(client)
+        return DemoAccounts(owner_id, child_id, token)
+    finally:
+        await client.stop()
+
+
+async def _config_flow(base_url: str, token: str, handler: str, data: dict[str, Any]) -> None:
+    auth = {"Authorization": f"Bearer {token}"}
+    async with aiohttp.ClientSession(headers=auth) as session:
+        flow = await _post(
+            session,
+            f"{base_url}/api/config/config_entries/flow",
+            json={"handler": handler, "show_advanced_options": False},
+        )
+        for _ in range(4):
+            if flow.get("type") == "create_entry":
+                return
+            if flow.get("type") == "menu":
+                flow = await _post(
+                    session,
+                    f"{base_url}/api/config/config_entries/flow/{flow['flow_id']}",
+                    json={"next_step_id": flow["menu_options"][0]},
+                )
+                continue
+            if flow.get("type") != "form":
+                raise SetupError(f"setting up {handler}: HA answered {flow}")
+            flow = await _post(
+                session, f"{base_url}/api/config/config_entries/flow/{flow['flow_id']}", json=data
+            )
+        raise SetupError(f"setting up {handler}: the flow did not finish ({flow})")
+
+
+async def _wait_for(client: HaClient, entity_ids: list[str]) -> None:
+    for _ in range(100):
+        states = await client.call({"type": "get_states"})
+        if set(entity_ids) <= {s["entity_id"] for s in states}:
+            return
+        await asyncio.sleep(0.1)
+    raise SetupError(f"HA did not create {', '.join(entity_ids)}")
+
+
+async def _add_calendar_and_list(client: HaClient) -> None:
+    config = await client.call({"type": "get_config"})
+    today = datetime.now(ZoneInfo(config["time_zone"])).replace(minute=0, second=0, microsecond=0)
+    events = (
+        ("Dentist", today.replace(hour=15) + timedelta(days=1), 60),
+        ("Piano lesson", today.replace(hour=17) + timedelta(days=2), 45),
+        ("Family dinner", today.replace(hour=19), 120),
+    )
+    for summary, start, minutes in events:
+        await client.call(
+            {
+                "type": "call_service",
+                "domain": "calendar",
+                "service": "create_event",
+                "target": {"entity_id": "calendar.family"},
+                "service_data": {
+                    "summary": summary,
+                    "start_date_time": start.isoformat(),
+                    "end_date_time": (start + timedelta(minutes=minutes)).isoformat(),
+                },
+            }
+        )
+    for item in ("milk", "bread"):
+        await client.call(
+            {
+                "type": "call_service",
+                "domain": "todo",
+                "service": "add_item",
+                "target": {"entity_id": "todo.shopping_list"},
+                "service_data": {"item": item},
+            }
+        )

@@ -1,0 +1,188 @@
+"""The demo's processes, started in order and stopped in reverse, with a progress line for
+every slow step: Mosquitto, a Home Assistant process with the demo home, the BotPsy app."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+import contextlib
+from dataclasses import dataclass
+import logging
+import os
+from pathlib import Path
+import shutil
+import signal
+import sys
+import time
+
+import aiohttp
+
+from botpsy_agent.agent.core import AgentSettings
+from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
+from botpsy_agent.runtime import App, RuntimeConfig
+from demo.home_setup import DemoAccounts, onboard, set_up_home
+from demo.paths import CONFIG, POLICY_TEMPLATE, REPO, RUN
+from devkit.mosquitto import MosquittoBroker, free_port
+
+INSTANCE = "demo"
+HA_START_TIMEOUT_S = 180.0
+
+type Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    path: Path | None
+    stand_in: bool
+    """A generated random model: its answers are noise; fast path, permissions and
+    execution are still real."""
+
+
+class DemoStack:
+    """Everything the demo runs; use as `async with DemoStack(...) as stack:`."""
+
+    def __init__(self, model: ModelChoice, progress: Progress, *, run_dir: Path = RUN) -> None:
+        self.model = model
+        self.progress = progress
+        self.run_dir = run_dir
+        self.broker = MosquittoBroker(workdir=run_dir / "mosquitto")
+        self.ha_port = free_port()
+        self.ha_process: asyncio.subprocess.Process | None = None
+        self.app: App | None = None
+        self.accounts: DemoAccounts | None = None
+        self.secret = os.urandom(24).hex()
+
+    @property
+    def ha_url(self) -> str:
+        return f"http://127.0.0.1:{self.ha_port}"
+
+    async def __aenter__(self) -> DemoStack:
+        try:
+            await self.start()
+        except BaseException:
+            await self.stop()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def start(self) -> None:
+        started = time.monotonic()
+        if self.run_dir.exists():
+            shutil.rmtree(self.run_dir)
+        self.run_dir.mkdir(parents=True)
+        self.progress("starting Mosquitto on loopback")
+        self.broker.start()
+        await self._start_home_assistant()
+        self.progress("onboarding Home Assistant (owner account, no browser needed)")
+        token, owner = await onboard(self.ha_url)
+        self.progress("setting up the demo home: accounts, floors, areas, calendar, shopping list")
+        self.accounts = await set_up_home(
+            self.ha_url, token, owner, (self.broker.host, self.broker.port)
+        )
+        await self._start_app()
+        self.progress(f"ready in {time.monotonic() - started:.0f} s")
+
+    async def _start_home_assistant(self) -> None:
+        config = self.run_dir / "ha"
+        shutil.copytree(CONFIG, config)
+        # Our integration goes in as HACS would install it: its folder alone.
+        integration = REPO / "custom_components" / "botpsy"
+        if (integration / "manifest.json").exists():
+            shutil.copytree(integration, config / "custom_components" / "botpsy")
+        log = (self.run_dir / "home-assistant.log").open("wb")
+        self.progress(f"starting Home Assistant on {self.ha_url} (log: {log.name})")
+        # HA must find custom_components in its config folder, not the repo's on PYTHONPATH.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env["BOTPSY_DEMO_HA_PORT"] = str(self.ha_port)
+        self.ha_process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "homeassistant",
+            "--config",
+            str(config),
+            "--skip-pip",
+            stdout=log,
+            stderr=log,
+            env=env,
+            start_new_session=True,
+            cwd=config,  # `python -m` puts the working folder on sys.path: not the repo
+        )
+        log.close()
+        deadline = time.monotonic() + HA_START_TIMEOUT_S
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() < deadline:
+                if self.ha_process.returncode is not None:
+                    raise RuntimeError(
+                        f"Home Assistant exited; see {self.run_dir / 'home-assistant.log'}"
+                    )
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(f"{self.ha_url}/api/onboarding") as response:
+                        if response.status == 200:
+                            return
+                await asyncio.sleep(0.5)
+        raise TimeoutError(f"Home Assistant did not answer within {HA_START_TIMEOUT_S:.0f} s")
+
+    async def _start_app(self) -> None:
+        assert self.accounts is not None
+        data = self.run_dir / "app-data"
+        data.mkdir()
+        # The secret the HA integration would share at set-up; the demo signs with it.
+        (data / "integration_secrets").write_text(self.secret + "\n")
+        policy = self.run_dir / "policy.yaml"
+        policy.write_text(
+            POLICY_TEMPLATE.read_text().format(
+                admin_id=self.accounts.admin_id, child_id=self.accounts.child_id
+            )
+        )
+        model = None
+        if self.model.path is not None:
+            model = EngineSettings(self.model.path, context_length=16384)
+        self.app = App(
+            RuntimeConfig(
+                ha=HaEndpoint.from_base_url(self.ha_url, self.accounts.token),
+                broker=BrokerSettings(self.broker.host, self.broker.port, client_id="botpsy-demo"),
+                api=ApiSettings(instance=INSTANCE),
+                policy_file=policy,
+                data_dir=data,
+                model=model,
+                agent=AgentSettings(),
+                health_file=self.run_dir / "health.json",
+            )
+        )
+        self.progress(
+            "starting the BotPsy app (HA bridge, policy, MQTT; the model loads in the background)"
+        )
+        await self.app.start()
+        if self.app.worker is not None:
+            self.progress(f"loading the model {self.model.path.name if self.model.path else ''}")
+            await self.app.worker.wait_loaded()
+
+    async def stop(self) -> None:
+        if self.app is not None:
+            self.progress("stopping the app")
+            with contextlib.suppress(Exception):
+                await self.app.stop()
+            self.app = None
+        if self.ha_process is not None and self.ha_process.returncode is None:
+            self.progress("stopping Home Assistant")
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.ha_process.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.ha_process.wait(), 30)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.ha_process.pid, signal.SIGKILL)
+                await self.ha_process.wait()
+        self.ha_process = None
+        if self.broker.running:
+            self.progress("stopping Mosquitto")
+            self.broker.stop()
+
+
+def quiet_libraries() -> None:
+    """The demo prints its own progress; libraries speak only when something is wrong."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

@@ -1,0 +1,64 @@
+"""`make demo` end to end: Mosquitto, a real Home Assistant process with the demo home, the
+app with the generated stand-in model (no internet here), over the real MQTT path."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+import subprocess
+import sys
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def demo(*args: str, stdin: str | None = None, run_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BOTPSY_DEMO_RUN": str(run_dir)}
+    return subprocess.run(
+        [sys.executable, "-m", "demo", "--stand-in", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env=env,
+        check=False,
+    )
+
+
+@pytest.mark.usefixtures("socket_enabled")
+def test_once_turns_on_the_kitchen_light_in_a_real_home_assistant(tmp_path: Path) -> None:
+    result = demo("--once", "turn on the kitchen light", "--json", run_dir=tmp_path / "run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    answer = json.loads(result.stdout[result.stdout.index("{") : result.stdout.rindex("}") + 1])
+    assert answer["status"] == "done"
+    (action,) = answer["actions"]
+    assert (action["tool"], action["entity_ids"], action["outcome"]) == (
+        "turn_on",
+        ["light.kitchen"],
+        "executed",
+    )
+    # What HA reported after the call: the light is on in the real HA process.
+    states = {
+        s["entity_id"]: s["state"] for a in action["result"]["actions"] for s in a.get("states", [])
+    }
+    assert states == {"light.kitchen": "on"}
+    assert "stopping Home Assistant" in result.stdout
+
+
+@pytest.mark.usefixtures("socket_enabled")
+def test_the_prompt_refuses_the_child_and_asks_the_admin(tmp_path: Path) -> None:
+    lines = "/user child\nunlock the front door\n/user admin\nunlock the front door\nno\n/quit\n"
+    result = demo(stdin=lines, run_dir=tmp_path / "run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    child = out[out.index("you (child)> ") : out.index("now speaking as admin")]
+    assert "Sorry, that's not allowed for you with Front door." in child
+    assert "[refused" in child and "rule no-locks-for-sam" in child
+    admin = out[out.index("now speaking as admin") :]
+    assert "Do you really want to unlock Front door?" in admin
+    assert "[needs_confirmation" in admin
+    assert "OK, I won't." in admin
+    assert "executed" not in out  # nothing was unlocked
