@@ -2,6 +2,7 @@
 
     serve    run the service (the app's main process)
     health   exit 0 when the service is ready (the image's HEALTHCHECK)
+    audit    print the audit log, filtered
 
 Each subcommand imports what it needs when it runs, so `health`, which the container
 runs every few seconds, starts in milliseconds and never loads the model libraries.
@@ -15,6 +16,7 @@ from pathlib import Path
 import sys
 
 from botpsy_agent import __version__
+from botpsy_agent.audit.cli import add_audit_command
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -53,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds after which the status file counts as stale (default: 60)",
     )
     health.set_defaults(handler=_health)
+
+    add_audit_command(commands)
     return parser
 
 

@@ -16,12 +16,14 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 import json
+import logging
 import os
 from pathlib import Path
 import tempfile
 import time
 from typing import Final
 
+_LOGGER = logging.getLogger(__name__)
 RUN_DIR_ENV: Final = "BOTPSY_RUN_DIR"
 DEFAULT_RUN_DIR: Final = Path("/run/botpsy")
 HEALTH_FILE_NAME: Final = "health.json"
@@ -74,6 +76,8 @@ class HealthState:
         self.path = path or default_health_path()
         self._clock = clock
         self._snapshot = HealthSnapshot(pid=os.getpid())
+        self.write_error: OSError | None = None
+        """Why the file could not be written last time (a full disk); None when it could."""
 
     @property
     def snapshot(self) -> HealthSnapshot:
@@ -110,8 +114,19 @@ class HealthState:
             await asyncio.sleep(interval)
 
     def _write(self, snapshot: HealthSnapshot) -> None:
+        """Keep the snapshot; write the file if the disk lets us (the next beat retries, and
+        a file that stays unwritten goes stale, which the check reports)."""
         self._snapshot = replace(snapshot, updated=self._clock())
-        write_atomically(self.path, json.dumps(asdict(self._snapshot), sort_keys=True))
+        try:
+            write_atomically(self.path, json.dumps(asdict(self._snapshot), sort_keys=True))
+        except OSError as err:
+            if self.write_error is None:
+                _LOGGER.error("Cannot write the health file %s: %s", self.path, err.strerror or err)  # noqa: TRY400
+            self.write_error = err
+            return
+        if self.write_error is not None:
+            _LOGGER.info("The health file %s is written again", self.path)
+            self.write_error = None
 
 
 def write_atomically(path: Path, text: str) -> None:

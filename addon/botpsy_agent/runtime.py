@@ -3,6 +3,11 @@
 `App.start()` brings the parts up in the order they depend on each other, logging each step;
 the fast path serves as soon as HA and MQTT are up, the model joins when it has loaded.
 `App.stop()` takes them down in reverse and answers nothing twice on the way out.
+
+While it runs, the app keeps itself well: a model worker that crashes or hangs is replaced
+(`WorkerWatchdog`), a broken policy edit leaves the previous rules in force, and every part's
+trouble (HA, MQTT, model, policy, audit log) is one line in the health file's `detail` and in
+HA's *Health* sensor, gone again when the part recovers.
 """
 
 from __future__ import annotations
@@ -19,23 +24,28 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
 from botpsy_agent.agent.planner import LlmPlanner
 from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.audit.log import AuditLog, audit_path
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.executor import Executor
 from botpsy_agent.ha.index import EntityIndex
 from botpsy_agent.ha.registries import HaUser as HaUserEntry
 from botpsy_agent.health import HealthState
+from botpsy_agent.integration_channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
 from botpsy_agent.llm.worker import ModelWorker
 from botpsy_agent.mqtt.announce import ModelInfo
 from botpsy_agent.mqtt.service import MqttService
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import SecretFile
+from botpsy_agent.pairing import SupervisorAccess
 from botpsy_agent.policy.default import HaUser, default_policy_yaml
-from botpsy_agent.policy.store import PolicyStore
+from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
 
 _LOGGER = logging.getLogger(__name__)
 HA_START_TIMEOUT_S = 30.0
+RETIRED_JOIN_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,15 @@ class RuntimeConfig:
     model_queue: int = 4
     health_file: Path | None = None
     translations: Path | None = None
+    audit_message_bodies: bool = False
+    """Keep request texts, answers and message bodies in the audit log (the option)."""
+    policy_poll_s: float = POLL_INTERVAL_S
+    model_watchdog_s: float = INTERVAL_S
+    """How often the model worker is checked for a crash or a hang."""
+    model_hang_grace_s: float = GRACE_S
+    """How long a model job may ignore its cancellation before the worker is replaced."""
+    supervisor: SupervisorAccess | None = None
+    """Set under the Supervisor: the integration is offered through its discovery."""
 
 
 class App:
@@ -66,9 +85,25 @@ class App:
         self.index = EntityIndex(self.client)
         self.executor = Executor(self.client, self.index)
         self.policies = PolicyStore(config.policy_file, self._known_user_ids)
+        self.audit = AuditLog(
+            audit_path(config.data_dir),
+            message_bodies=config.audit_message_bodies,
+            on_health=lambda ok, detail: self._problem("audit", None if ok else detail),
+        )
         self.worker: ModelWorker | None = None
+        self._retired: list[ModelWorker] = []
+        """Workers replaced while stuck in a job: joined when the app stops."""
+        self.watchdog = WorkerWatchdog(
+            lambda: self.worker,
+            self._restart_model,
+            interval_s=config.model_watchdog_s,
+            grace_s=config.model_hang_grace_s,
+        )
+        self._problems: dict[str, str] = {}
         self.agent: BotPsyAgent | None = None
         self.mqtt: MqttService | None = None
+        self.integration: IntegrationChannel | None = None
+        """Pairing and permission updates of the HA integration (integration_channel.py)."""
         self.time_zone: tzinfo = ZoneInfo("UTC")
         self._tasks: list[asyncio.Task[None]] = []
         self._unsubscribe: list[Callable[[], None]] = []
@@ -115,14 +150,28 @@ class App:
             users=self._user,
             model=None,
             on_reload_model=self.reload_model,
+            audit=self.audit,
         )
+        self.mqtt.on_connection.append(self._mqtt_state)
         await self.mqtt.start()
         await self.mqtt.wait_online()
+        self.integration = IntegrationChannel.for_app(
+            config.broker,
+            config.api,
+            data_dir=config.data_dir,
+            policies=self.policies,
+            known_user_ids=self._known_user_ids,
+            supervisor=config.supervisor,
+        )
+        await self.integration.start()
+        await self.integration.wait_online()
         self.health.update(mqtt_connected=True, ha_connected=self.client.connected)
-        self._tasks.append(asyncio.create_task(self.policies.watch(), name="botpsy-policy-watch"))
+        self._tasks.append(asyncio.create_task(self._watch_policy(), name="botpsy-policy-watch"))
         self._tasks.append(asyncio.create_task(self.health.beat_forever(), name="botpsy-health"))
         if self.worker is not None:
+            self._problem("model", "loading the model")
             self._tasks.append(asyncio.create_task(self._model_ready(), name="botpsy-model-ready"))
+            self._tasks.append(asyncio.create_task(self.watchdog.run(), name="botpsy-watchdog"))
         else:
             self.health.update(model_loaded=True, detail="no model: fast path only")
         self._unsubscribe.append(self.index.add_listing_listener(self._listing_changed))
@@ -138,10 +187,16 @@ class App:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
+        if self.integration is not None:
+            await self.integration.stop()
         if self.mqtt is not None:
             await self.mqtt.stop()
         if self.worker is not None:
             await asyncio.to_thread(self.worker.stop)
+        for stuck in self._retired:
+            await asyncio.to_thread(stuck.stop, RETIRED_JOIN_S)
+        self._retired = [w for w in self._retired if w.alive]
+        self.audit.close()
         await self.executor.close()
         await self.index.stop()
         await self.client.stop()
@@ -154,17 +209,32 @@ class App:
 
     async def reload_model(self) -> None:
         """Unload and load the model again (HA's "reload model" button)."""
+        await self._replace_worker("reloading the model", stop_timeout_s=30.0)
+
+    async def _restart_model(self, reason: str) -> None:
+        """The watchdog found the worker crashed or stuck: a fresh one, at once."""
+        await self._replace_worker(f"restarting the model ({reason})", stop_timeout_s=1.0)
+
+    async def _replace_worker(self, why: str, *, stop_timeout_s: float) -> None:
+        """Stop the worker (waiting at most `stop_timeout_s`), then load a new one; the
+        fast path serves throughout. A worker stuck in a job is left to end by itself."""
         if self.worker is None or self.config.model is None or self.agent is None:
             return
-        _LOGGER.info("Reloading the model…")
-        self.health.update(model_loaded=False, detail="reloading the model")
+        _LOGGER.info("%s…", why[:1].upper() + why[1:])
+        self.health.update(model_loaded=False)
+        self._problem("model", why)
+        if self.mqtt is not None:
+            self.mqtt.set_model(None)
         old = self.worker
+        await asyncio.to_thread(old.stop, stop_timeout_s)
+        if old.alive:
+            _LOGGER.warning("The old model worker is stuck in a job; it ends when the job does")
+            self._retired.append(old)
         settings = self.config.model
         self.worker = ModelWorker(lambda: LlamaEngine(settings), max_queue=self.config.model_queue)
         self.agent.planner = LlmPlanner(self.worker, timeout_s=self.config.model_timeout_s)
-        await asyncio.to_thread(old.stop)
         self.worker.start()
-        self._tasks.append(asyncio.create_task(self._model_ready()))
+        self._tasks.append(asyncio.create_task(self._model_ready(), name="botpsy-model-ready"))
 
     async def _model_ready(self) -> None:
         assert self.worker is not None
@@ -172,12 +242,14 @@ class App:
             engine = await self.worker.wait_loaded()
         except Exception as err:
             _LOGGER.error("The model is not available; the fast path keeps serving: %s", err)  # noqa: TRY400
-            self.health.update(model_loaded=False, detail=f"model failed: {err}")
+            self.health.update(model_loaded=False)
+            self._problem("model", f"model failed: {err}")
             return
         info = engine.info
         if self.mqtt is not None:
             self.mqtt.set_model(ModelInfo(info.path.name, info.quant, info.architecture))
-        self.health.update(model_loaded=True, detail="ready")
+        self.health.update(model_loaded=True)
+        self._problem("model", None)
         self._listing_changed()
 
     def _listing_changed(self, *_: object) -> None:
@@ -187,8 +259,42 @@ class App:
 
     def _ha_state(self, state: ConnectionState) -> None:
         self.health.update(ha_connected=state is ConnectionState.CONNECTED)
+        problem = None
         if state is ConnectionState.AUTH_FAILED:
-            self.health.update(detail="Home Assistant refused the token")
+            problem = "Home Assistant refused the token"
+        elif state is ConnectionState.RECONNECTING:
+            problem = "Home Assistant connection lost; reconnecting"
+        self._problem("ha", problem)
+
+    def _mqtt_state(self, connected: bool) -> None:
+        self.health.update(mqtt_connected=connected)
+        self._problem("mqtt", None if connected else "MQTT broker lost; reconnecting")
+
+    def _problem(self, part: str, problem: str | None) -> None:
+        """Record (or clear) what is wrong with one part; the health file and HA show all."""
+        if problem is None:
+            if self._problems.pop(part, None) is None:
+                return
+        elif self._problems.get(part) == problem:
+            return
+        else:
+            self._problems[part] = problem
+        problems = [f"{part}: {text}" for part, text in sorted(self._problems.items())]
+        self.health.update(detail="; ".join(problems) or "ready")
+        if self.mqtt is not None:
+            self.mqtt.set_health(problems)
+
+    async def _watch_policy(self) -> None:
+        """Reload the policy when its file changes; a bad file keeps the rules in force."""
+        while True:
+            await asyncio.sleep(self.config.policy_poll_s)
+            if self.policies.changed_on_disk():
+                error = self.policies.reload()
+                problem = None
+                if error is not None:
+                    first = error.problems[0].render(error.source) if error.problems else ""
+                    problem = f"invalid policy file, previous rules in force: {first}"
+                self._problem("policy", problem)
 
     def _known_user_ids(self) -> list[str] | None:
         users = self.index.users

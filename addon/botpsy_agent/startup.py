@@ -23,6 +23,7 @@ from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.models.download import DownloadError
 from botpsy_agent.models.store import ensure_model, plan_model
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
+from botpsy_agent.pairing import SupervisorAccess
 from botpsy_agent.policy.loader import PolicyError
 from botpsy_agent.runtime import App, RuntimeConfig
 from botpsy_agent.supervisor import SupervisorClient, SupervisorError
@@ -97,10 +98,17 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
     return RuntimeConfig(
         ha=ha,
         broker=broker,
-        api=ApiSettings(instance=settings.instance, languages=settings.languages),
+        api=ApiSettings(
+            instance=settings.instance,
+            languages=settings.languages,
+            rate_per_principal=settings.rate_limits.per_principal,
+            rate_global=settings.rate_limits.global_,
+        ),
         policy_file=settings.policy_file,
         data_dir=settings.data_dir,
         model=model,
+        audit_message_bodies=settings.audit_message_bodies,
+        supervisor=SupervisorAccess.from_environment(environ),
         health_file=Path(environ["BOTPSY_RUN_DIR"]) / "health.json"
         if environ.get("BOTPSY_RUN_DIR")
         else None,

@@ -234,6 +234,7 @@ async def test_ha_coming_online_makes_the_app_announce_again(
         "requests_per_minute",
         "queue_length",
         "busy",
+        "health",
         "reload_model",
     }
     for key, component in config["components"].items():

@@ -28,6 +28,7 @@ ENTITIES = {
     "requests_per_minute": "sensor",
     "queue_length": "sensor",
     "busy": "binary_sensor",
+    "health": "sensor",
     "reload_model": "button",
 }
 
@@ -101,6 +102,13 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
     assert _state(hass, "model") == "BotPsy-0.8B-Q4_K_M.gguf"
     assert _state(hass, "queue_length") == "0"
     assert _state(hass, "busy") == "off"
+    assert _state(hass, "health") == "ok"
+    service.set_health(["model: restarting the model"])
+    await _until(hass, lambda: _state(hass, "health") == "degraded", "health degraded")
+    problems = hass.states.get(f"sensor.{DEVICE}_health").attributes["problems"]  # type: ignore[union-attr]
+    assert problems == ["model: restarting the model"]
+    service.set_health([])
+    await _until(hass, lambda: _state(hass, "health") == "ok", "health ok again")
 
     # A request through HA's own MQTT client (as the integration will send it).
     answers: asyncio.Queue[dict[str, object]] = asyncio.Queue()

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from botpsy_agent.llm.quoting import defuse
+
 MAX_ENUM_IN_PROMPT = 25
 # Described once in the system prompt instead of in every tool; device and label ids stay
 # out of the prompt (people name things, areas and floors), the grammar still accepts them.
@@ -84,10 +86,10 @@ class PromptPrefix:
 def build_prefix(
     schemas: Sequence[Mapping[str, Any]], listing: str, *, home_name: str = "Home"
 ) -> PromptPrefix:
-    """The system turn: instructions, then the home's listing (ids the model may use)."""
-    system = (
-        f"{SYSTEM_PROMPT}\n\n# {home_name}\n{listing.strip()}" if listing.strip() else SYSTEM_PROMPT
-    )
+    """The system turn: instructions, then the home's listing (ids the model may use).
+    Names in the listing are the home's data: their tag look-alikes are defused."""
+    listing = defuse(listing.strip())
+    system = f"{SYSTEM_PROMPT}\n\n# {home_name}\n{listing}" if listing else SYSTEM_PROMPT
     return PromptPrefix(system, tuple(compact_tool(s) for s in schemas))
 
 

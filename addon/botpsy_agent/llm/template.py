@@ -16,6 +16,7 @@ from jinja2 import TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from botpsy_agent.llm.model_info import ModelFileError
+from botpsy_agent.llm.quoting import defuse_messages
 
 type Message = Mapping[str, Any]
 
@@ -55,9 +56,12 @@ class ChatTemplate:
         add_generation_prompt: bool = True,
         enable_thinking: bool = False,
     ) -> str:
-        """The prompt text. Thinking off pre-fills an empty think block (tool turns)."""
+        """The prompt text. Thinking off pre-fills an empty think block (tool turns).
+
+        Text in user, assistant and tool turns is data: look-alikes of control tokens and
+        tool tags in it are defused (`llm.quoting`), so it cannot open or close a turn."""
         return self._template.render(
-            messages=list(messages),
+            messages=defuse_messages(messages),
             tools=list(tools) if tools else None,
             add_generation_prompt=add_generation_prompt,
             enable_thinking=enable_thinking,

@@ -67,6 +67,10 @@ class ModelWorker:
         self.load_error: BaseException | None = None
         self.loaded = threading.Event()
         self.last_job_ms = 0.0
+        self.failures_in_row = 0
+        """Request jobs that failed one after another (reset by one that succeeds)."""
+        self.crashed: BaseException | None = None
+        """What ended the thread, when something other than `stop()` did."""
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -88,10 +92,25 @@ class ModelWorker:
         with self._lock:
             if self._current is not None:
                 self._current.cancel.set()
+        self._refuse_remaining()  # now: a thread stuck in a job would never reach them
         stop_item = _Item(2, next(self._sequence), lambda e, c: _STOP, threading.Event(), Future())
         self._queue.put(stop_item)
         self._thread.join(timeout)
-        self._thread = None
+        if not self._thread.is_alive():
+            self._thread = None  # a thread stuck in a job stays joinable by a later stop()
+
+    @property
+    def alive(self) -> bool:
+        """The thread runs (loading, serving or stopping)."""
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def current_job(self) -> tuple[int, bool] | None:
+        """The job running now as (sequence number, asked to stop), or None: lets a watchdog
+        see a job that ignores its cancellation."""
+        with self._lock:
+            item = self._current
+            return None if item is None else (item.sequence, item.cancel.is_set())
 
     @property
     def queue_length(self) -> int:
@@ -106,7 +125,7 @@ class ModelWorker:
 
     async def run[T](self, job: Job[T], timeout_s: float) -> T:
         """Run a request job; `ModelBusy` if the queue is full, `ModelTimeout` if too slow."""
-        if self._thread is None or (self.loaded.is_set() and self.engine is None):
+        if not self.alive or (self.loaded.is_set() and self.engine is None):
             raise ModelUnavailable("no model is loaded")
         with self._lock:
             if self._waiting_requests >= self.max_queue:
@@ -144,7 +163,14 @@ class ModelWorker:
             item = self._queue.get()
             if item.priority == 2:
                 break
-            self._execute(item)
+            try:
+                self._execute(item)
+            except BaseException as err:  # the thread ends: say why, answer what waits
+                self.crashed = err
+                _LOGGER.critical("The model worker crashed: %r", err)
+                if item.future.running():
+                    item.future.set_exception(ModelUnavailable("the model worker crashed"))
+                break
         if self.engine is not None:
             self.engine.close()
             self.engine = None
@@ -156,6 +182,8 @@ class ModelWorker:
         started = time.monotonic()
         try:
             item.future.set_result(self._call(item))
+            if item.priority == 0:
+                self.failures_in_row = 0
         except Cancelled as cancelled:
             if item.priority == 1:
                 self.warm_up(item.job)  # pre-empted: try again when requests are done
@@ -164,6 +192,8 @@ class ModelWorker:
         except Exception as err:
             _LOGGER.exception("A model job failed")
             item.future.set_exception(err)
+            if item.priority == 0:
+                self.failures_in_row += 1
         finally:
             self.last_job_ms = (time.monotonic() - started) * 1000
             with self._lock:

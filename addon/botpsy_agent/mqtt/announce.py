@@ -147,6 +147,21 @@ def discovery_payload(settings: ApiSettings) -> dict[str, Any]:
                 **stats,
                 **available,
             ),
+            "health": entity(
+                "sensor",
+                "health",
+                "Health",
+                value_template="{{ value_json.health | default('ok') }}",
+                json_attributes_topic=topics.stats,
+                json_attributes_template="{{ {'problems': value_json.problems | default([])}"
+                " | tojson }}",
+                device_class="enum",
+                options=["ok", "degraded"],
+                icon="mdi:heart-pulse",
+                entity_category="diagnostic",
+                **stats,
+                **available,
+            ),
             "busy": entity(
                 "binary_sensor",
                 "busy",

@@ -40,6 +40,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_USER = "unknown_user"
     # The app's state (status `busy` or `error`).
     BUSY = "busy"
+    RATE_LIMITED = "rate_limited"
     SHUTTING_DOWN = "shutting_down"
     INTERNAL_ERROR = "internal_error"
 
@@ -55,5 +56,22 @@ _STATUS = {
     ErrorCode.REPLAYED: Status.REFUSED,
     ErrorCode.UNKNOWN_USER: Status.REFUSED,
     ErrorCode.BUSY: Status.BUSY,
+    ErrorCode.RATE_LIMITED: Status.BUSY,
     ErrorCode.SHUTTING_DOWN: Status.BUSY,
 }
+
+SECURITY_CODES = frozenset(
+    {
+        ErrorCode.UNAUTHENTICATED,
+        ErrorCode.BAD_SIGNATURE,
+        ErrorCode.STALE_TIMESTAMP,
+        ErrorCode.REPLAYED,
+        ErrorCode.UNKNOWN_USER,
+        ErrorCode.INVALID_PRINCIPAL,
+        ErrorCode.INVALID_REPLY_TO,
+        ErrorCode.UNEXPECTED_SIGNATURE,
+        ErrorCode.RATE_LIMITED,
+    }
+)
+"""Refusals that may be someone posing as another or flooding: logged as security events
+(logger `botpsy_agent.security`) and in the audit log."""

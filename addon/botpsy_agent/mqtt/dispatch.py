@@ -21,8 +21,10 @@ import time
 from typing import Any
 
 from botpsy_agent.mqtt.auth import Authenticator
-from botpsy_agent.mqtt.codes import ErrorCode
+from botpsy_agent.mqtt.codes import SECURITY_CODES, ErrorCode
+from botpsy_agent.mqtt.door_audit import DoorAudit, NoAudit, Refusal
 from botpsy_agent.mqtt.outcomes import Conflict, OutcomeCache, fingerprint
+from botpsy_agent.mqtt.ratelimit import RateLimiter
 from botpsy_agent.mqtt.settings import ApiSettings
 from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey
 from botpsy_agent.mqtt.stats import DoorStats
@@ -32,6 +34,7 @@ from botpsy_agent.policy.model import Principal
 from botpsy_agent.protocol import Agent, AgentRequest, AgentResponse, Status
 
 _LOGGER = logging.getLogger(__name__)
+_SECURITY = logging.getLogger("botpsy_agent.security")
 
 type EventSink = Callable[[dict[str, Any]], None]
 
@@ -88,6 +91,7 @@ class Dispatcher:
         replay: ReplayGuard,
         *,
         events: EventSink = lambda event: None,
+        audit: DoorAudit | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._agent = agent
@@ -98,6 +102,8 @@ class Dispatcher:
         self._replay = replay
         self._outcomes = OutcomeCache(settings.outcome_cache_size)
         self._events = events
+        self._audit: DoorAudit = audit or NoAudit()
+        self._limits = RateLimiter(settings.rate_per_principal, settings.rate_global, clock=clock)
         self._clock = clock
         self._running: set[asyncio.Task[AgentResponse]] = set()
         self.closing = False
@@ -121,11 +127,16 @@ class Dispatcher:
                 routed.request.id,
                 routed.principal.key,
             )
+            self._audit.accepted(
+                _agent_request(routed.request, routed.principal), message.topic, retry=True
+            )
             response = await asyncio.shield(admitted)
             return Answer(routed.reply, response, message.correlation_data)
         key = (routed.principal.key, routed.request.id)
         try:
-            response = await self._run(routed.request, routed.principal, message.received)
+            response = await self._run(
+                routed.request, routed.principal, message.received, message.topic
+            )
         except asyncio.CancelledError:  # retries waiting on this one must not wait forever
             stopped = _failure(routed.request.id, ErrorCode.SHUTTING_DOWN, "the app stopped")
             self._outcomes.finish(key, stopped, keep=False)
@@ -202,24 +213,21 @@ class Dispatcher:
                 request.id,
             )
             return self._refuse(rejection, message, reply)
+        if limited := self._limits.admit(routed.principal.key):
+            rejection = Rejection(ErrorCode.RATE_LIMITED, limited.message(), request.id)
+            return self._refuse(
+                rejection, message, reply, principal=routed.principal.key, quiet=limited.streak > 1
+            )
         if replay_key is not None:
             self._replay.remember(replay_key)
         self._outcomes.begin(key, identity)
         return None
 
     async def _run(
-        self, parsed: WireRequest, principal: Principal, received: float
+        self, parsed: WireRequest, principal: Principal, received: float, topic: str
     ) -> AgentResponse:
-        request = AgentRequest(
-            id=parsed.id,
-            text=parsed.text,
-            principal=principal,
-            language=parsed.language,
-            conversation_id=parsed.conversation_id,
-            device_id=parsed.device_id,
-            area_id=parsed.area_id,
-            dry_run=parsed.dry_run,
-        )
+        request = _agent_request(parsed, principal)
+        self._audit.accepted(request, topic)
         self.stats.accepted()
         waited_ms = (self._clock() - received) * 1000
         task = asyncio.ensure_future(self._agent.handle(request))
@@ -244,7 +252,9 @@ class Dispatcher:
             response.timings, queue_ms=response.timings.queue_ms + waited_ms, total_ms=total_ms
         )
         self.stats.finished(total_ms)
-        return replace(response, timings=timings)
+        response = replace(response, timings=timings)
+        self._audit.answered(request, response)
+        return response
 
     def _fallback_reply(
         self, rejection: Rejection, message: RequestMessage, named: str | None
@@ -265,14 +275,31 @@ class Dispatcher:
         reply: str,
         *,
         claimed: str | None = None,
+        principal: str | None = None,
+        quiet: bool = False,
     ) -> Answer:
-        """Answer a request that does not reach the agent, log it, and audit refusals."""
-        _LOGGER.warning(
-            "Request %s on %s answered %s: %s",
+        """Answer a request that does not reach the agent, log it, and audit refusals.
+        `quiet`: one more of a flood already logged (debug level; still audited)."""
+        security = rejection.code in SECURITY_CODES
+        (_SECURITY if security else _LOGGER).log(
+            logging.DEBUG if quiet else logging.WARNING,
+            "%sRequest %s on %s answered %s: %s",
+            "Security event: " if security else "",
             rejection.request_id or "(no id)",
             message.topic,
             rejection.code,
             rejection.message,
+        )
+        self._audit.refused(
+            Refusal(
+                message.topic,
+                rejection.code.value,
+                rejection.message,
+                rejection.request_id,
+                principal,
+                claimed,
+                security,
+            )
         )
         self.stats.refused()
         response = _failure(rejection.request_id or "", rejection.code, rejection.message)
@@ -318,6 +345,19 @@ class Dispatcher:
 
     def _emit(self, kind: str, **data: Any) -> None:
         self._events({"type": kind, "time": datetime.now(UTC).isoformat(), "data": data})
+
+
+def _agent_request(parsed: WireRequest, principal: Principal) -> AgentRequest:
+    return AgentRequest(
+        id=parsed.id,
+        text=parsed.text,
+        principal=principal,
+        language=parsed.language,
+        conversation_id=parsed.conversation_id,
+        device_id=parsed.device_id,
+        area_id=parsed.area_id,
+        dry_run=parsed.dry_run,
+    )
 
 
 def _failure(request_id: str, code: ErrorCode, message: str) -> AgentResponse:

@@ -8,7 +8,7 @@ the events topic, and presses the reload-model callback when HA's button is pres
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 import contextlib
 import json
 import logging
@@ -18,6 +18,7 @@ from botpsy_agent.mqtt.announce import ModelInfo, discovery_payload, info_payloa
 from botpsy_agent.mqtt.auth import Authenticator, UserDirectory, no_users
 from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
 from botpsy_agent.mqtt.dispatch import Answer, Dispatcher, RequestMessage
+from botpsy_agent.mqtt.door_audit import DoorAudit
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, StaticSecrets
 from botpsy_agent.mqtt.topics import Topics
@@ -46,6 +47,7 @@ class MqttService:
         users: UserDirectory = no_users,
         model: ModelInfo | None = None,
         on_reload_model: Callable[[], Awaitable[None]] | None = None,
+        audit: DoorAudit | None = None,
     ) -> None:
         self.api = api or ApiSettings()
         self.topics = Topics.of(self.api)
@@ -54,7 +56,7 @@ class MqttService:
         replay = ReplayGuard(self.api.replay_window_s)
         authenticator = Authenticator(secrets or StaticSecrets(), users, replay)
         self.dispatcher = Dispatcher(
-            agent, self.api, authenticator, replay, events=self._publish_event
+            agent, self.api, authenticator, replay, events=self._publish_event, audit=audit
         )
         self.dispatcher.stats.on_change = self._stats_changed
         self.connection = MqttConnection(
@@ -69,6 +71,7 @@ class MqttService:
             ],
             on_connect=self._connected,
             on_message=self._received,
+            on_disconnect=self._disconnected,
         )
         self._tasks: set[asyncio.Task[None]] = set()
         self._online = asyncio.Event()
@@ -76,6 +79,9 @@ class MqttService:
         self._stats_task: asyncio.Task[None] | None = None
         self.announcements = 0
         """How many times everything was announced (each connect, each HA birth)."""
+        self.on_connection: list[Callable[[bool], None]] = []
+        """Told True on every (re)connect, False on every loss of the broker."""
+        self._problems: tuple[str, ...] = ()
 
     @property
     def online(self) -> bool:
@@ -122,6 +128,14 @@ class MqttService:
         if self.online:
             self._publish_info()
 
+    def set_health(self, problems: Sequence[str]) -> None:
+        """What is wrong with the app now (empty: nothing); the stats topic and HA's
+        *Health* sensor show it."""
+        problems = tuple(problems)
+        if problems != self._problems:
+            self._problems = problems
+            self._stats_changed()
+
     # --- announcements ------------------------------------------------------------------
 
     def announce(self) -> None:
@@ -140,7 +154,10 @@ class MqttService:
         self.connection.publish(self.topics.info, payload, retain=True)
 
     def _publish_stats(self) -> None:
-        payload = _json(self.dispatcher.stats.to_json())
+        stats = self.dispatcher.stats.to_json()
+        stats["health"] = "degraded" if self._problems else "ok"
+        stats["problems"] = list(self._problems)
+        payload = _json(stats)
         self.connection.publish(self.topics.stats, payload, qos=0, retain=True)
 
     def _stats_changed(self) -> None:
@@ -164,6 +181,12 @@ class MqttService:
     def _connected(self) -> None:
         self.announce()
         self._online.set()
+        for callback in self.on_connection:
+            callback(True)
+
+    def _disconnected(self) -> None:
+        for callback in self.on_connection:
+            callback(False)
 
     def _received(self, message: Received) -> None:
         topic = message.topic

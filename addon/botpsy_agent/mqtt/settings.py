@@ -75,6 +75,11 @@ class ApiSettings:
     shutdown_grace_s: float = 5.0
     """On stop, running requests get this long to finish before they are answered
     `shutting_down`."""
+    rate_per_principal: int | None = None
+    """Requests a minute one principal may send (the `rate_limits` option); None: no limit.
+    Beyond it requests are answered `busy` with code `rate_limited`."""
+    rate_global: int | None = None
+    """Requests a minute for the whole app; None: no limit."""
 
     def __post_init__(self) -> None:
         if not INSTANCE_PATTERN.fullmatch(self.instance):

@@ -52,6 +52,10 @@ def load_policy(path: Path, known_user_ids: Iterable[str] | None = None) -> Poli
         raise PolicyError(
             str(path), [PolicyProblem(None, "", f"cannot read: {err.strerror}")]
         ) from None
+    except UnicodeDecodeError as err:
+        raise PolicyError(
+            str(path), [PolicyProblem(None, "", f"not UTF-8 text (byte {err.start})")]
+        ) from None
     return parse_policy(text, str(path), known_user_ids)
 
 

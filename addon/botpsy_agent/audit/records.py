@@ -1,0 +1,135 @@
+"""What goes into an audit record, and what never does.
+
+Kinds (field `kind`):
+
+* `request` — a request admitted to the agent (`retry`: answered from its first outcome);
+* `action` — one tool call: `decision` (allow / deny / confirm / none), the `rule` that
+  decided, the `outcome` (executed, planned, refused, pending_confirmation, failed), the
+  entities and the error code;
+* `response` — the answer: status, path, error code, total time;
+* `refused` — a request answered at the door; `security: true` for the codes that may mean
+  someone posing as another or flooding (`mqtt.codes.SECURITY_CODES`).
+
+Never: secrets, signatures, tokens, HA's results (states, events, items), error messages from
+HA. Texts people wrote (the request, the spoken answer, message bodies, event titles, to-do
+items: every free-text tool argument) only when the `audit_message_bodies` option is on;
+otherwise a free-text argument is replaced by its length, e.g. `"<42 chars>"`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from botpsy_agent.mqtt.door_audit import Refusal
+from botpsy_agent.protocol import ActionReport, AgentRequest, AgentResponse
+from tool_schemas.catalog import TOOLS, tool_json_schema
+
+MAX_MESSAGE_CHARS = 200
+
+
+def request_record(
+    request: AgentRequest, topic: str, *, retry: bool, bodies: bool
+) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "kind": "request",
+        "id": request.id,
+        "principal": request.principal.key,
+        "topic": topic,
+        "language": request.language,
+        "conversation_id": request.conversation_id,
+        "dry_run": request.dry_run,
+        "retry": retry,
+    }
+    if bodies:
+        record["text"] = request.text
+    return record
+
+
+def answer_records(
+    request: AgentRequest, response: AgentResponse, *, bodies: bool
+) -> list[dict[str, Any]]:
+    """One `action` record per tool call, then the `response` record."""
+    records = [action_record(request, action, bodies=bodies) for action in response.actions]
+    record: dict[str, Any] = {
+        "kind": "response",
+        "id": request.id,
+        "principal": request.principal.key,
+        "status": response.status.value,
+        "path": response.path.value,
+        "error": None if response.error is None else response.error.code,
+        "total_ms": round(response.timings.total_ms, 1),
+    }
+    if bodies:
+        record["speech"] = response.speech
+    records.append(record)
+    return records
+
+
+def action_record(request: AgentRequest, action: ActionReport, *, bodies: bool) -> dict[str, Any]:
+    return {
+        "kind": "action",
+        "id": request.id,
+        "principal": request.principal.key,
+        "tool": action.tool,
+        "arguments": dict(action.arguments) if bodies else redact(action.tool, action.arguments),
+        "entity_ids": list(action.entity_ids),
+        "decision": action.decision,
+        "rule": action.rule,
+        "outcome": action.outcome.value,
+        "error": None if action.error is None else action.error.code,
+        "dry_run": request.dry_run,
+    }
+
+
+def refusal_record(refusal: Refusal) -> dict[str, Any]:
+    return {
+        "kind": "refused",
+        "id": refusal.request_id,
+        "principal": refusal.principal,
+        "claimed_user_id": refusal.claimed_user_id,
+        "topic": refusal.topic,
+        "code": refusal.code,
+        "message": refusal.message[:MAX_MESSAGE_CHARS],
+        "security": refusal.security,
+    }
+
+
+def redact(tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments with every free-text value replaced by its length. Ids, enums, times and
+    numbers stay (they say what was done, not what was written)."""
+    structured = _structured_fields(tool)
+    return {
+        key: value if key in structured else _length_of(value) for key, value in arguments.items()
+    }
+
+
+def _length_of(value: Any) -> Any:
+    if isinstance(value, str):
+        return f"<{len(value)} chars>"
+    if isinstance(value, list | tuple):
+        return [_length_of(v) for v in value]
+    if isinstance(value, dict):
+        return f"<{len(value)} fields>"
+    return value  # numbers, booleans, null: no text in them
+
+
+@cache
+def _structured_fields(tool: str) -> frozenset[str]:
+    """Fields of `tool` whose values are constrained (pattern, enum, format) or not text."""
+    if tool not in TOOLS:
+        return frozenset()  # an unknown tool's arguments are all treated as text
+    properties = tool_json_schema(TOOLS[tool])["parameters"].get("properties", {})
+    return frozenset(key for key, spec in properties.items() if not _is_free_text(spec))
+
+
+def _is_free_text(spec: Mapping[str, Any]) -> bool:
+    if "anyOf" in spec:
+        return any(_is_free_text(option) for option in spec["anyOf"])
+    if spec.get("type") == "array":
+        items = spec.get("items")
+        return isinstance(items, Mapping) and _is_free_text(items)
+    if spec.get("type") != "string":
+        return spec.get("type") is None  # untyped: treat as text
+    return not any(key in spec for key in ("pattern", "enum", "const", "format"))

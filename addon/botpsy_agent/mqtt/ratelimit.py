@@ -1,0 +1,119 @@
+"""Requests per minute, per principal and for the whole app (the `rate_limits` option).
+
+Token buckets: each holds up to a minute's allowance and refills continuously, so a
+principal may send a short burst and then its steady rate. A request takes one token from
+its principal's bucket and one from the global bucket, or none at all when either is empty
+(a refused request costs nothing, so a client that backs off gets through). Idle buckets are
+full, carry no information, and are dropped, which keeps memory bounded by the principals
+active in the last minute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+import time
+
+WINDOW_S = 60.0
+MAX_TRACKED = 10_000
+"""Principals tracked at once; beyond it full (idle) buckets go first, then the oldest."""
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    updated: float
+    refused: int = 0
+    """Requests refused since the last one admitted."""
+
+    def refill(self, now: float, capacity: float, per_s: float) -> None:
+        self.tokens = min(capacity, self.tokens + (now - self.updated) * per_s)
+        self.updated = now
+
+
+@dataclass(frozen=True)
+class Limited:
+    """Why a request may not run now, and when it may."""
+
+    scope: str
+    """`principal` or `global`."""
+    limit: int
+    """Requests per minute."""
+    retry_after_s: float
+    streak: int = 1
+    """How many requests in a row this bucket has refused (1: the first; log only that)."""
+
+    def message(self) -> str:
+        who = "this principal" if self.scope == "principal" else "the app"
+        return (
+            f"more than {self.limit} requests a minute for {who}; "
+            f"try again in {max(1, round(self.retry_after_s))} s"
+        )
+
+
+class RateLimiter:
+    """Admits requests within `per_principal` and `global_` requests a minute (None: no limit)."""
+
+    def __init__(
+        self,
+        per_principal: int | None,
+        global_: int | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_tracked: int = MAX_TRACKED,
+    ) -> None:
+        for name, value in (("per_principal", per_principal), ("global", global_)):
+            if value is not None and value < 1:
+                raise ValueError(f"rate limit {name} must be at least 1 a minute, got {value}")
+        self.per_principal = per_principal
+        self.global_ = global_
+        self._clock = clock
+        self._max_tracked = max_tracked
+        now = clock()
+        self._global = _Bucket(float(global_ or 0), now)
+        self._buckets: dict[str, _Bucket] = {}
+
+    def __len__(self) -> int:
+        """Principals currently tracked."""
+        return len(self._buckets)
+
+    def admit(self, principal_key: str) -> Limited | None:
+        """Take a token for `principal_key` (and the app), or say which limit is reached."""
+        now = self._clock()
+        bucket = None
+        if self.per_principal is not None:
+            bucket = self._buckets.get(principal_key)
+            if bucket is None:
+                bucket = _Bucket(float(self.per_principal), now)
+            else:
+                bucket.refill(now, self.per_principal, self.per_principal / WINDOW_S)
+            if bucket.tokens < 1:
+                return _refuse(bucket, "principal", self.per_principal)
+        if self.global_ is not None:
+            self._global.refill(now, self.global_, self.global_ / WINDOW_S)
+            if self._global.tokens < 1:
+                return _refuse(self._global, "global", self.global_)
+            self._global.tokens -= 1
+            self._global.refused = 0
+        if bucket is not None:
+            bucket.tokens -= 1
+            bucket.refused = 0
+            self._buckets.pop(principal_key, None)
+            self._buckets[principal_key] = bucket  # most recently used last
+            self._forget_idle(now)
+        return None
+
+    def _forget_idle(self, now: float) -> None:
+        if len(self._buckets) <= self._max_tracked:
+            return
+        horizon = now - WINDOW_S
+        for key in [k for k, b in self._buckets.items() if b.updated < horizon]:
+            del self._buckets[key]  # refilled by now: the same as no bucket
+        while len(self._buckets) > self._max_tracked:
+            del self._buckets[next(iter(self._buckets))]  # least recently used
+
+
+def _refuse(bucket: _Bucket, scope: str, per_minute: int) -> Limited:
+    bucket.refused += 1
+    wait = (1 - bucket.tokens) * WINDOW_S / per_minute
+    return Limited(scope, per_minute, wait, bucket.refused)
