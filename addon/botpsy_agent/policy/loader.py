@@ -20,6 +20,9 @@ from botpsy_agent.policy.model import Policy, Rule, RuleSet, UserEntry, glob_pat
 from botpsy_agent.policy.schema import PolicyFile, PrincipalSpec
 
 type Path_ = tuple[str | int, ...]
+MAX_VALUES = 100_000
+"""Values a policy file may hold once its aliases are expanded (a real one has hundreds)."""
+MAX_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,18 @@ def parse_policy(text: str, source: str, known_user_ids: Iterable[str] | None = 
     if root is None:
         raise PolicyError(source, [PolicyProblem(None, "", "the file is empty")])
     lines: dict[Path_, int] = {}
-    data = _to_python(root, (), lines)
+    try:
+        data = _to_python(root, (), lines)
+    except yaml.YAMLError as err:  # e.g. an unknown tag (`!!python/…`) on a value
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(err, "problem", None) or str(err)
+        raise PolicyError(source, [PolicyProblem(line, "", f"YAML error: {problem}")]) from None
+    except _TooLarge:
+        raise PolicyError(
+            source,
+            [PolicyProblem(None, "", f"more than {MAX_VALUES} values (aliases that repeat?)")],
+        ) from None
     try:
         spec = PolicyFile.model_validate(data)
     except ValidationError as err:
@@ -115,10 +129,16 @@ def compile_policy(spec: PolicyFile, source: str = "<memory>") -> Policy:
     )
 
 
+class _TooLarge(Exception):
+    """The document expands beyond `MAX_VALUES` (anchors and aliases can nest, or loop)."""
+
+
 def _to_python(node: Node, path: Path_, lines: dict[Path_, int]) -> Any:
     """Plain data from a YAML node, remembering the line of every path on the way."""
     constructor = yaml.SafeLoader("")
     lines[path] = node.start_mark.line + 1
+    if len(lines) > MAX_VALUES or len(path) > MAX_DEPTH:
+        raise _TooLarge
     if isinstance(node, MappingNode):
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
