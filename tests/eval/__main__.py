@@ -1,0 +1,3 @@
+from tests.eval.run import main
+
+main()
