@@ -56,6 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     health.set_defaults(handler=_health)
 
+    doctor = commands.add_parser(
+        "doctor", help="check options, MQTT, Home Assistant, model, policy, memory; say what to fix"
+    )
+    doctor.add_argument(
+        "--options", type=Path, default=Path("/data/options.json"), help="the app options file"
+    )
+    doctor.set_defaults(handler=_doctor)
+
     add_audit_command(commands)
     return parser
 
@@ -72,6 +80,14 @@ def _serve(args: argparse.Namespace) -> int:
         datefmt="%Y-%m-%d %H:%M:%S",
     )
     return asyncio.run(serve(args.options))
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from botpsy_agent.doctor import doctor
+
+    return asyncio.run(doctor(args.options))
 
 
 def _health(args: argparse.Namespace) -> int:

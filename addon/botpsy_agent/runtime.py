@@ -30,6 +30,7 @@ from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.executor import Executor
 from botpsy_agent.ha.index import EntityIndex
 from botpsy_agent.ha.registries import HaUser as HaUserEntry
+from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.health import HealthState
 from botpsy_agent.integration_channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
@@ -45,7 +46,12 @@ from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
 
 _LOGGER = logging.getLogger(__name__)
 HA_START_TIMEOUT_S = 30.0
+EXECUTOR_SETTLE_S = 0.15
 RETIRED_JOIN_S = 5.0
+
+
+class StartupProblem(RuntimeError):
+    """The app cannot start; the message is the one line that says why."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,9 @@ class App:
         self.health = HealthState(config.health_file or config.data_dir / "health.json")
         self.client = HaClient(config.ha)
         self.index = EntityIndex(self.client)
-        self.executor = Executor(self.client, self.index)
+        # HA sends a call's state changes before its result; a short wait catches devices
+        # that report a moment later without holding every no-op command for long.
+        self.executor = Executor(self.client, self.index, settle_s=EXECUTOR_SETTLE_S)
         self.policies = PolicyStore(config.policy_file, self._known_user_ids)
         self.audit = AuditLog(
             audit_path(config.data_dir),
@@ -113,6 +121,18 @@ class App:
     async def start(self) -> None:
         config = self.config
         self._unsubscribe.append(self.client.add_state_listener(self._ha_state))
+        _LOGGER.info("Checking Home Assistant's API…")
+        report = await self_check(config.ha)
+        if report.ok:
+            _LOGGER.info("Home Assistant %s (%s)", report.version, report.location_name)
+        elif report.problem is not None and report.problem.code == "unauthorized":
+            raise StartupProblem(
+                f"Home Assistant refused the app's token: {report.problem.message}"
+            )
+        else:
+            _LOGGER.warning(
+                "Home Assistant's REST API: %s; trying its WebSocket API", report.problem
+            )
         _LOGGER.info("Connecting to Home Assistant…")
         await self.index.start()
         await self.client.start()

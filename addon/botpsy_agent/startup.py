@@ -25,7 +25,7 @@ from botpsy_agent.models.store import ensure_model, plan_model
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
 from botpsy_agent.pairing import SupervisorAccess
 from botpsy_agent.policy.loader import PolicyError
-from botpsy_agent.runtime import App, RuntimeConfig
+from botpsy_agent.runtime import App, RuntimeConfig, StartupProblem
 from botpsy_agent.supervisor import SupervisorClient, SupervisorError
 
 _LOGGER = logging.getLogger("botpsy_agent")
@@ -148,7 +148,7 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
             _LOGGER.error("%s", problem.render(err.source))  # noqa: TRY400
         await app.stop()
         return 1
-    except (TimeoutError, OSError) as err:
+    except (TimeoutError, OSError, StartupProblem) as err:
         _LOGGER.error("Start-up failed: %s", err)  # noqa: TRY400 - the message is the diagnosis
         await app.stop()
         return 1

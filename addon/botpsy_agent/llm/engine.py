@@ -20,11 +20,12 @@ import logging
 from pathlib import Path
 import threading
 import time
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from botpsy_agent.llm.grammar import Grammar
+from botpsy_agent.llm.logs import route_llama_logs
 from botpsy_agent.llm.model_info import ModelInfo, physical_cores, read_model_info
 from botpsy_agent.llm.template import ChatTemplate
 
@@ -112,33 +113,13 @@ class PrefixCache:
         return sum(s.size for s in self._items.values())
 
 
-_log_callback: Any = None
-
-
-def _route_llama_logs() -> None:
-    """Send llama.cpp's own log lines to Python logging (debug), not straight to stderr."""
-    global _log_callback  # noqa: PLW0603 - one C callback for the process, kept alive here
-    if _log_callback is not None:
-        return
-    import llama_cpp
-
-    @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
-    def _callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
-        message = text.decode("utf-8", errors="replace").rstrip()
-        if message:
-            logging.getLogger("llama_cpp").debug("%s", message)
-
-    _log_callback = _callback
-    llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
-
-
 class LlamaEngine:
     """One loaded model."""
 
     def __init__(self, settings: EngineSettings, info: ModelInfo | None = None) -> None:
         from llama_cpp import Llama
 
-        _route_llama_logs()
+        route_llama_logs()
         self.settings = settings
         self.info = info or read_model_info(settings.model_path)
         threads = settings.threads or physical_cores()

@@ -70,6 +70,9 @@ def read_model_info(path: Path) -> ModelInfo:
     """Read a GGUF's metadata (vocabulary only: fast), or raise `ModelFileError`."""
     from llama_cpp import Llama
 
+    from botpsy_agent.llm.logs import route_llama_logs
+
+    route_llama_logs()
     if not path.is_file():
         raise ModelFileError(f"model file {path} does not exist")
     with path.open("rb") as handle:
