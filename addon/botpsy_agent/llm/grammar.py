@@ -374,9 +374,14 @@ def _expand_shape(
                 {field: (True, values.split("|"))}
             ]
         elif "|" in item:
-            options = [{field: (True, None)} for field in item.split("|")]
+            # An optional choice may name fields the offer narrowed away (no entity of the
+            # principal's has them): those are simply not offered.
+            fields = [f for f in item.split("|") if f in properties or not optional]
+            options = [{field: (True, None)} for field in fields]
             if optional:
                 options.append({})
+        elif optional and item not in properties:
+            options = [{}]  # narrowed away, as above
         else:
             options = [{item: (not optional, None)}]
         for option in options:
