@@ -1,0 +1,306 @@
+"""Permission rules edited in Home Assistant, written into the policy file.
+
+The policy file stays the single source of truth on disk. The integration's permissions
+form edits only rules whose ids start with `ui-` (and a user's `inherit`, and the global
+`confirm` classes); it sends them, signed with the shared secret, retained on
+`botpsy/<instance>/policy/set/<key>` so an app that is offline gets them when it is back:
+
+    {"key": "<HA user id>", "instance": "home", "revision": 1796000000123, "ts": 1796000000,
+     "user": {"name": "Min-ji", "inherit": true, "rules": [{"id": "ui-deny-areas", ...}]},
+     "sig": "..."}
+    {"key": "confirm", "instance": "home", "revision": ..., "ts": ...,
+     "confirm": ["locks", ...], "sig": "..."}
+
+The app merges the update into the file's text (the user's hand-written rules and every
+other section stay as they are, comments outside the rewritten section too), validates the
+whole result with `parse_policy` and only then replaces the file and reloads the policy. An
+invalid update is refused and the file is left alone. Each key's last revision is kept, so
+a retained update is applied once, and a hand edit made afterwards is not overwritten when
+the app restarts. After every update, and whenever the file changes, the app publishes the
+file's users and confirmation classes (retained, `policy/state`), which is what the form
+shows: the two never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+import json
+import logging
+from pathlib import Path
+import re
+from typing import Any, Final
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from botpsy_agent.mqtt.signing import SecretProvider, signature_matches
+from botpsy_agent.policy.loader import PolicyError, parse_policy
+from botpsy_agent.policy.schema import DEFAULT_CONFIRM
+from botpsy_agent.policy.store import PolicyStore
+
+_LOGGER = logging.getLogger(__name__)
+
+UI_RULE_PREFIX: Final = "ui-"
+CONFIRM_KEY: Final = "confirm"
+USER_KEY: Final = re.compile(r"[0-9a-f]{32}")
+MAX_RULES: Final = 64
+_FIELDS: Final = {"key", "instance", "revision", "ts", "sig"}
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    """What became of one update; published in `policy/state` as `last_update`."""
+
+    key: str
+    revision: int
+    status: str
+    """`applied` or `refused`."""
+    problems: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "revision": self.revision,
+            "status": self.status,
+            "problems": list(self.problems),
+        }
+
+
+class PolicyUpdates:
+    """Applies the integration's signed permission updates to the policy file."""
+
+    def __init__(
+        self,
+        instance: str,
+        store: PolicyStore,
+        secrets: SecretProvider,
+        revisions_file: Path,
+        known_user_ids: Callable[[], Iterable[str] | None] = lambda: None,
+    ) -> None:
+        self.instance = instance
+        self.store = store
+        self._secrets = secrets
+        self._revisions_file = revisions_file
+        self._known_user_ids = known_user_ids
+        self._revisions = _read_revisions(revisions_file)
+        self.last: UpdateResult | None = None
+
+    def apply(self, topic_key: str, payload: bytes) -> UpdateResult | None:
+        """Apply one message of `policy/set/<topic_key>`. None: nothing to do (a cleared
+        retained message, or a revision applied before)."""
+        if not payload.strip():
+            return None
+        update, revision, problem = self._read(topic_key, payload)
+        if problem is not None:
+            return self._finish(topic_key, revision, "refused", [problem])
+        if revision <= self._revisions.get(topic_key, 0):
+            _LOGGER.debug("Permission update %s/%d was applied before", topic_key, revision)
+            return None
+        self._remember(topic_key, revision)
+        if problems := self._write(update):
+            _LOGGER.warning(
+                "Refused a permission update from Home Assistant (the policy file stays):\n%s",
+                "\n".join(problems),
+            )
+            return self._finish(topic_key, revision, "refused", problems)
+        _LOGGER.info("Applied permission update %s from Home Assistant", topic_key)
+        self.store.reload()
+        return self._finish(topic_key, revision, "applied", [])
+
+    def _read(self, topic_key: str, payload: bytes) -> tuple[dict[str, Any], int, str | None]:
+        """The update, its revision, and why it cannot be applied (None: it can)."""
+        try:
+            update = json.loads(payload)
+        except ValueError:
+            return {}, 0, "the update is not JSON"
+        revision = update.get("revision") if isinstance(update, dict) else None
+        revision = revision if isinstance(revision, int) and not isinstance(revision, bool) else 0
+        if problem := self._shape_problem(update, topic_key):
+            return {}, revision, problem
+        if not signature_matches(update, update["sig"], self._secrets.secrets()):
+            _LOGGER.warning(
+                "Security event: a permission update for %s does not carry a valid signature; "
+                "ignored",
+                topic_key,
+            )
+            return {}, revision, "the signature does not match"
+        return update, revision, None
+
+    def _write(self, update: Mapping[str, Any]) -> list[str]:
+        """Merge, validate the whole file, replace it; the problems when it is refused."""
+        path = self.store.path
+        try:
+            merged = merge_update(path.read_text("utf-8"), update)
+            parse_policy(merged, str(path), self._known_user_ids())
+            _write_atomically(path, merged)
+        except PolicyError as err:
+            return [problem.render(str(path)) for problem in err.problems]
+        except (OSError, yaml.YAMLError, ValueError, TypeError) as err:
+            return [f"{path}: {err}"]
+        return []
+
+    def state(self) -> dict[str, Any]:
+        """The file's users and confirmation classes as they are now, for the integration."""
+        try:
+            document = yaml.safe_load(self.store.path.read_text("utf-8"))
+        except OSError, yaml.YAMLError:
+            document = None
+        if not isinstance(document, dict):
+            document = {}
+        users = [
+            {
+                "id": entry["id"],
+                "name": entry.get("name"),
+                "inherit": entry.get("inherit", True) is not False,
+                "rules": _plain(entry.get("rules") or []),
+            }
+            for entry in document.get("users") or []
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str)
+        ]
+        confirm: list[str] = [c.value for c in DEFAULT_CONFIRM]
+        if isinstance(document.get("confirm"), list):
+            confirm = [str(c) for c in document["confirm"]]
+        return {
+            "users": users,
+            "confirm": confirm,
+            "valid": self.store.last_error is None,
+            "last_update": None if self.last is None else self.last.to_json(),
+        }
+
+    def _shape_problem(self, update: object, topic_key: str) -> str | None:  # noqa: PLR0911 - a check list
+        """Why `update` is not a well-formed update for `topic_key`, or None."""
+        if not isinstance(update, dict):
+            return "the update is not a JSON object"
+        body = "confirm" if topic_key == CONFIRM_KEY else "user"
+        unknown = set(update) - _FIELDS - {body}
+        missing = (_FIELDS | {body}) - set(update)
+        if unknown or missing:
+            return f"fields: unknown {sorted(unknown)}, missing {sorted(missing)}"
+        if update["key"] != topic_key or update["instance"] != self.instance:
+            return "the update is for another key or instance than its topic"
+        if topic_key != CONFIRM_KEY and not USER_KEY.fullmatch(topic_key):
+            return "the key must be an HA user id or 'confirm'"
+        if not isinstance(update["sig"], str) or not update["revision"]:
+            return "sig and revision are required"
+        if body == "confirm":
+            return None if _strings(update["confirm"]) else "confirm must be a list of classes"
+        return _user_problem(update["user"])
+
+    def _remember(self, key: str, revision: int) -> None:
+        self._revisions[key] = revision
+        try:
+            _write_atomically(self._revisions_file, json.dumps(self._revisions, sort_keys=True))
+        except OSError as err:  # the update still applies; after a restart it may again
+            _LOGGER.warning(
+                "Cannot record permission revisions in %s: %s", self._revisions_file, err
+            )
+
+    def _finish(self, key: str, revision: int, status: str, problems: list[str]) -> UpdateResult:
+        self.last = UpdateResult(key, revision, status, tuple(problems))
+        return self.last
+
+
+def _user_problem(user: object) -> str | None:
+    if not isinstance(user, dict) or set(user) - {"name", "inherit", "rules"}:
+        return "user must be an object with name, inherit and rules"
+    if not isinstance(user.get("inherit", True), bool):
+        return "user.inherit must be true or false"
+    if user.get("name") is not None and not isinstance(user["name"], str):
+        return "user.name must be text"
+    rules = user.get("rules")
+    if not isinstance(rules, list) or len(rules) > MAX_RULES:
+        return f"user.rules must be a list of at most {MAX_RULES} rules"
+    for rule in rules:
+        if not isinstance(rule, dict) or not str(rule.get("id", "")).startswith(UI_RULE_PREFIX):
+            return f"every rule from Home Assistant needs an id starting with {UI_RULE_PREFIX!r}"
+    return None
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+# --- merging into the file's text ---------------------------------------------------------
+
+
+def merge_update(text: str, update: Mapping[str, Any]) -> str:
+    """The policy file's text with the update merged in (not yet validated)."""
+    document = yaml.safe_load(text)
+    if not isinstance(document, dict):
+        raise TypeError("the policy file is not a mapping")
+    if update["key"] == CONFIRM_KEY:
+        return replace_top_level(text, "confirm", list(update["confirm"]))
+    users = document.get("users") or []
+    if not isinstance(users, list):
+        raise TypeError("users is not a list")
+    user = update["user"]
+    entry = next((u for u in users if isinstance(u, dict) and u.get("id") == update["key"]), None)
+    if entry is None:
+        entry = {"id": update["key"]}
+        users.append(entry)
+    if user.get("name"):
+        entry["name"] = user["name"]
+    if user.get("inherit", True):
+        entry.pop("inherit", None)
+    else:
+        entry["inherit"] = False
+    kept = [
+        rule
+        for rule in entry.pop("rules", None) or []
+        if not (isinstance(rule, dict) and str(rule.get("id", "")).startswith(UI_RULE_PREFIX))
+    ]
+    entry["rules"] = kept + list(user["rules"])
+    return replace_top_level(text, "users", users)
+
+
+def replace_top_level(text: str, key: str, value: Any) -> str:
+    """`text` with the top-level `key: …` section replaced by `value` (added at the end when
+    missing). Everything outside that section, comments included, stays byte for byte."""
+    block = yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True).rstrip("\n")
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    if not isinstance(root, MappingNode) or root.flow_style:
+        document = yaml.safe_load(text)
+        document[key] = value
+        return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
+    for key_node, value_node in root.value:
+        if isinstance(key_node, ScalarNode) and key_node.value == key:
+            start = key_node.start_mark.index - key_node.start_mark.column
+            return text[:start] + block + text[_end_of_content(text, value_node) :]
+    return text.rstrip("\n") + "\n" + block + "\n"
+
+
+def _end_of_content(text: str, node: Node) -> int:
+    """Where the line holding the last character of `node` ends (a block collection's own
+    end mark lies at the next key, past any comments in between)."""
+    last = node
+    while isinstance(last, MappingNode | SequenceNode) and not last.flow_style and last.value:
+        last = last.value[-1][1] if isinstance(last, MappingNode) else last.value[-1]
+    mark = last.end_mark
+    newline = text.find("\n", mark.index if mark.column else max(mark.index - 1, 0))
+    return len(text) if newline < 0 else newline
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe: YAML may hold times or dates."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def _read_revisions(path: Path) -> dict[str, int]:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as err:
+        _LOGGER.warning("Cannot read %s (%s); permission updates start afresh", path, err)
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, int)}
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)

@@ -1,0 +1,101 @@
+"""What the app's response means for Home Assistant: speech, an error, or a question.
+
+Outcomes the agent decided (done, a question, a refusal, its own errors) carry speech the
+app phrased in the request's language; they are said as they are. Problems of the way
+there (the app offline, busy, a signature it refused, a malformed request) are said from
+this integration's translations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from homeassistant.helpers import intent
+
+QUESTIONS: Final = frozenset({"needs_confirmation", "needs_clarification"})
+AUTH_CODES: Final = frozenset(
+    {"unauthenticated", "bad_signature", "stale_timestamp", "replayed", "unknown_user"}
+)
+DOOR_CODES: Final = frozenset(
+    {
+        "payload_too_large",
+        "empty_payload",
+        "invalid_encoding",
+        "invalid_json",
+        "not_an_object",
+        "duplicate_field",
+        "unknown_field",
+        "missing_field",
+        "wrong_type",
+        "invalid_id",
+        "invalid_value",
+        "field_too_long",
+        "empty_text",
+        "text_too_long",
+        "unknown_language",
+        "invalid_reply_to",
+        "unexpected_signature",
+        "retained_request",
+        "invalid_principal",
+        "id_reused",
+        "internal_error",
+    }
+)
+"""The front door's own error codes (docs/mqtt-api.md): their messages are English."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How to answer in Assist."""
+
+    speech: str
+    """The app's words; empty when `translation_key` says it instead."""
+    error: intent.IntentResponseErrorCode | None = None
+    translation_key: str | None = None
+    placeholders: dict[str, str] = field(default_factory=dict)
+    continue_conversation: bool = False
+
+
+def error_code_of(response: dict[str, Any]) -> str | None:
+    error = response.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    return str(code) if code is not None else None
+
+
+def answer_for(response: dict[str, Any]) -> Answer:  # noqa: PLR0911 - one case each
+    status = response.get("status")
+    speech = str(response.get("speech") or "")
+    code = error_code_of(response)
+    if status == "done":
+        return Answer(speech)
+    if status in QUESTIONS:
+        return Answer(speech, continue_conversation=True)
+    if code in AUTH_CODES:
+        return Answer(
+            "",
+            intent.IntentResponseErrorCode.FAILED_TO_HANDLE,
+            "not_authorized",
+            {"code": str(code)},
+        )
+    if status == "busy":
+        return Answer("", intent.IntentResponseErrorCode.FAILED_TO_HANDLE, "agent_busy")
+    if status == "refused":
+        nothing_fits = any(
+            isinstance(action, dict) and action.get("tool") == "no_tool_fits"
+            for action in response.get("actions") or []
+        )
+        kind = (
+            intent.IntentResponseErrorCode.NO_INTENT_MATCH
+            if nothing_fits
+            else intent.IntentResponseErrorCode.NO_VALID_TARGETS
+        )
+        return Answer(speech, kind)
+    if code in DOOR_CODES or not speech:
+        return Answer(
+            "",
+            intent.IntentResponseErrorCode.FAILED_TO_HANDLE,
+            "agent_error",
+            {"code": str(code or status), "message": speech},
+        )
+    return Answer(speech, intent.IntentResponseErrorCode.FAILED_TO_HANDLE)

@@ -1,0 +1,186 @@
+"""Config flow: find a running app, share a signing secret with it, test it, done.
+
+* **user**: pick an app found on the broker (retained `botpsy/+/info`) or type its
+  instance name; it must be online.
+* **mqtt**: HA's MQTT discovery of the same info topic (`manifest.json` `mqtt`) offers it.
+* **pair**: the one-time code from the app's log; SPAKE2 over MQTT gives both the secret.
+* **hassio** / **hassio_confirm**: under the Supervisor the app's discovery brings the
+  secret itself, over a channel MQTT clients cannot read.
+* **reconfigure**: pair again (a new code), or move to another instance name.
+
+Every way ends with a signed test request the app must accept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.components import mqtt
+from homeassistant.config_entries import (
+    SOURCE_RECONFIGURE,
+    ConfigEntry,
+    ConfigFlow,
+    ConfigFlowResult,
+)
+from homeassistant.core import callback
+from homeassistant.helpers.selector import (
+    SelectOptionDict,
+    SelectSelector,
+    SelectSelectorConfig,
+    SelectSelectorMode,
+    TextSelector,
+)
+from homeassistant.helpers.service_info.hassio import HassioServiceInfo
+from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
+import probatio
+
+from .const import CONF_INSTANCE, CONF_PAIRING_CODE, CONF_SECRET, DOMAIN, INSTANCE_PATTERN
+from .discovery import async_find_agents, instance_of
+from .mqtt_util import json_object
+from .options_flow import PermissionsFlow
+from .pairing import PairingError, async_pair, async_probe
+
+PAIR_SCHEMA = probatio.Schema({probatio.Required(CONF_PAIRING_CODE): TextSelector()})
+MIN_SECRET_CHARS = 16
+
+
+class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
+    """Adds one BotPsy app instance."""
+
+    VERSION = 1
+    MINOR_VERSION = 1
+
+    def __init__(self) -> None:
+        self._instance = ""
+        self._secret = ""
+
+    @staticmethod
+    @callback
+    def async_get_options_flow(config_entry: ConfigEntry) -> PermissionsFlow:
+        return PermissionsFlow()
+
+    # --- the user picks or names an instance -----------------------------------------------
+
+    async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        if not await mqtt.async_wait_for_mqtt_client(self.hass):
+            return self.async_abort(reason="mqtt_not_ready")
+        return await self._async_choose_instance("user", user_input, None)
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        current = self._get_reconfigure_entry().data[CONF_INSTANCE]
+        return await self._async_choose_instance("reconfigure", user_input, current)
+
+    async def _async_choose_instance(
+        self, step_id: str, user_input: dict[str, Any] | None, current: str | None
+    ) -> ConfigFlowResult:
+        found = await async_find_agents(self.hass)
+        online = [name for name, agent in found.items() if agent.online]
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            instance = str(user_input[CONF_INSTANCE]).strip().lower()
+            if not INSTANCE_PATTERN.fullmatch(instance):
+                errors[CONF_INSTANCE] = "invalid_instance"
+            else:
+                if instance != current:
+                    # A discovery of the same app may be waiting: the user goes first.
+                    await self.async_set_unique_id(instance, raise_on_progress=False)
+                    self._abort_if_unique_id_configured()
+                if instance in online:
+                    self._instance = instance
+                    return await self.async_step_pair()
+                errors["base"] = "cannot_connect"
+        default = current or (online[0] if online else None)
+        field = (
+            probatio.Required(CONF_INSTANCE, default=default)
+            if default
+            else probatio.Required(CONF_INSTANCE)
+        )
+        selector = SelectSelector(
+            SelectSelectorConfig(
+                options=[SelectOptionDict(value=name, label=name) for name in online],
+                custom_value=True,
+                mode=SelectSelectorMode.DROPDOWN,
+            )
+        )
+        return self.async_show_form(
+            step_id=step_id,
+            data_schema=probatio.Schema({field: selector}),
+            errors=errors,
+            description_placeholders={"found": str(len(online))},
+        )
+
+    # --- discoveries ---------------------------------------------------------------------------
+
+    async def async_step_mqtt(self, discovery_info: MqttServiceInfo) -> ConfigFlowResult:
+        instance = instance_of(discovery_info.topic)
+        info = json_object(discovery_info.payload) if discovery_info.payload else None
+        if instance is None or info is None or info.get("instance") != instance:
+            return self.async_abort(reason="invalid_discovery_info")
+        await self.async_set_unique_id(instance)
+        self._abort_if_unique_id_configured()
+        self._instance = instance
+        self.context["title_placeholders"] = {"instance": instance}
+        return await self.async_step_pair()
+
+    async def async_step_hassio(self, discovery_info: HassioServiceInfo) -> ConfigFlowResult:
+        instance = discovery_info.config.get("instance")
+        secret = discovery_info.config.get("secret")
+        if not (
+            isinstance(instance, str)
+            and INSTANCE_PATTERN.fullmatch(instance)
+            and isinstance(secret, str)
+            and len(secret) >= MIN_SECRET_CHARS
+        ):
+            return self.async_abort(reason="invalid_discovery_info")
+        await self.async_set_unique_id(instance)
+        self._abort_if_unique_id_configured(updates={CONF_SECRET: secret})
+        self._instance, self._secret = instance, secret
+        self.context["title_placeholders"] = {"instance": instance}
+        return await self.async_step_hassio_confirm()
+
+    async def async_step_hassio_confirm(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            try:
+                await async_probe(self.hass, self._instance, self._secret, f"flow-{self.flow_id}")
+            except PairingError as err:
+                errors["base"] = err.reason
+            else:
+                return self._async_finish(self._secret)
+        return self.async_show_form(
+            step_id="hassio_confirm",
+            errors=errors,
+            description_placeholders={"instance": self._instance},
+        )
+
+    # --- pairing -------------------------------------------------------------------------------
+
+    async def async_step_pair(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            try:
+                secret = await async_pair(self.hass, self._instance, user_input[CONF_PAIRING_CODE])
+                await async_probe(self.hass, self._instance, secret, f"flow-{self.flow_id}")
+            except PairingError as err:
+                errors["base"] = err.reason
+            else:
+                return self._async_finish(secret)
+        return self.async_show_form(
+            step_id="pair",
+            data_schema=PAIR_SCHEMA,
+            errors=errors,
+            description_placeholders={"instance": self._instance},
+        )
+
+    def _async_finish(self, secret: str) -> ConfigFlowResult:
+        data = {CONF_INSTANCE: self._instance, CONF_SECRET: secret}
+        title = f"BotPsy ({self._instance})"
+        if self.source == SOURCE_RECONFIGURE:
+            return self.async_update_reload_and_abort(
+                self._get_reconfigure_entry(), unique_id=self._instance, title=title, data=data
+            )
+        return self.async_create_entry(title=title, data=data)

@@ -1,0 +1,77 @@
+"""Repair issues that follow what the app reports: offline, or running without a model.
+
+A restart of the app (an update) is offline for seconds and a first start loads its model
+for minutes, so an issue appears only when the state lasts (`OFFLINE_ISSUE_DELAY_S`,
+`NO_MODEL_ISSUE_DELAY_S`), and goes as soon as the app is back or has its model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
+from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers.event import async_call_later
+
+from . import const
+from .const import DOMAIN
+from .link import AgentLink
+
+OFFLINE = "agent_offline"
+NO_MODEL = "no_model"
+
+
+class AgentIssues:
+    """Creates and clears the repair issues of one config entry."""
+
+    def __init__(self, hass: HomeAssistant, entry_id: str, link: AgentLink) -> None:
+        self.hass = hass
+        self._entry_id = entry_id
+        self._link = link
+        self._timers: dict[str, CALLBACK_TYPE] = {}
+
+    def issue_id(self, kind: str) -> str:
+        return f"{kind}_{self._entry_id}"
+
+    @callback
+    def update(self) -> None:
+        """Follow the app's current status and info."""
+        link = self._link
+        self._follow(OFFLINE, link.online is False, const.OFFLINE_ISSUE_DELAY_S)
+        self._follow(
+            NO_MODEL, link.online is True and link.model is None, const.NO_MODEL_ISSUE_DELAY_S
+        )
+
+    @callback
+    def close(self) -> None:
+        """The entry unloads: no timers left, no issues about an entry that is gone."""
+        for kind in (OFFLINE, NO_MODEL):
+            self._follow(kind, False, 0)
+
+    def _follow(self, kind: str, present: bool, delay_s: float) -> None:
+        if not present:
+            if (cancel := self._timers.pop(kind, None)) is not None:
+                cancel()
+            ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(kind))
+            return
+        if kind not in self._timers and not self._exists(kind):
+            self._timers[kind] = async_call_later(self.hass, delay_s, self._creator(kind))
+
+    def _creator(self, kind: str) -> Callable[[object], None]:
+        @callback
+        def create(_now: object) -> None:
+            self._timers.pop(kind, None)
+            ir.async_create_issue(
+                self.hass,
+                DOMAIN,
+                self.issue_id(kind),
+                is_fixable=False,
+                severity=ir.IssueSeverity.ERROR if kind == OFFLINE else ir.IssueSeverity.WARNING,
+                translation_key=kind,
+                translation_placeholders={"instance": self._link.instance},
+            )
+
+        return create
+
+    def _exists(self, kind: str) -> bool:
+        return ir.async_get(self.hass).async_get_issue(DOMAIN, self.issue_id(kind)) is not None

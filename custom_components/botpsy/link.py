@@ -1,0 +1,279 @@
+"""The MQTT link of one config entry to one BotPsy app instance.
+
+Follows the app's retained `status`, `info` and `policy/state`, sends requests (signed when
+they act for an HA user) and matches their answers by `id`, and turns the app's `events`
+into events on Home Assistant's bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+import time
+from typing import Any
+
+from homeassistant.components import mqtt
+from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.util.ulid import ulid_now
+
+from .const import DOMAIN, LOGGER, REQUEST_TIMEOUT_S
+from .events import Origin, fire_action_event
+from .mqtt_util import Handler, async_publish_json, async_subscribe_ready, json_object
+from .signing import sign
+from .topics import AgentTopics
+
+RECENT_EXCHANGES = 10
+ORIGINS_KEPT = 256
+DEFAULT_LANGUAGES = ("en", "ko", "id")
+
+
+class AgentUnavailable(HomeAssistantError):
+    """The app cannot answer: offline, or no answer in time. `translation_key` says which."""
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One request, as the integration sends it."""
+
+    text: str
+    language: str
+    user_id: str | None = None
+    """The HA user it acts for (then it is signed); None: Home Assistant's principal."""
+    conversation_id: str | None = None
+    device_id: str | None = None
+    area_id: str | None = None
+    dry_run: bool = False
+
+
+class AgentLink:
+    """Home Assistant's side of the topic API for one app instance."""
+
+    def __init__(self, hass: HomeAssistant, instance: str, secret: str, reply_key: str) -> None:
+        self.hass = hass
+        self.instance = instance
+        self._secret = secret
+        self.topics = AgentTopics(instance)
+        self._reply_topic = self.topics.reply(reply_key)
+        self.online: bool | None = None
+        """None until the app's retained status arrived."""
+        self.info: dict[str, Any] | None = None
+        self.policy_state: dict[str, Any] | None = None
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._origins: OrderedDict[str, Origin] = OrderedDict()
+        self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT_EXCHANGES)
+        """The last exchanges, for diagnostics (which redact their content)."""
+        self._listeners: list[Callable[[], None]] = []
+        self._policy_waiters: list[Callable[[dict[str, Any]], None]] = []
+        self._unsubscribe: list[CALLBACK_TYPE] = []
+
+    # --- life cycle --------------------------------------------------------------------------
+
+    async def async_start(self, *, follow: bool = True) -> None:
+        """Subscribe to the app's answers and (`follow`) its status, info, events and policy;
+        returns once the broker confirmed every subscription."""
+        topics = self.topics
+        subscriptions: list[tuple[str, Handler]] = [(self._reply_topic, self._answer_received)]
+        if follow:
+            subscriptions += [
+                (topics.status, self._status_received),
+                (topics.info, self._info_received),
+                (topics.events, self._event_received),
+                (topics.policy_state, self._policy_received),
+            ]
+        self._unsubscribe = await async_subscribe_ready(self.hass, subscriptions)
+
+    async def async_stop(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        self._fail_pending("agent_offline")
+
+    @callback
+    def add_listener(self, listener: Callable[[], None]) -> CALLBACK_TYPE:
+        """Call `listener` whenever the app's status or info changes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    # --- what the app reports ----------------------------------------------------------------
+
+    @property
+    def languages(self) -> list[str]:
+        languages = (self.info or {}).get("languages")
+        if isinstance(languages, list) and languages:
+            return [str(language) for language in languages]
+        return list(DEFAULT_LANGUAGES)
+
+    @property
+    def model(self) -> str | None:
+        model = (self.info or {}).get("model")
+        return str(model.get("file")) if isinstance(model, dict) else None
+
+    # --- requests ----------------------------------------------------------------------------
+
+    async def async_request(
+        self,
+        ask: Ask,
+        *,
+        via: str,
+        context: Context | None = None,
+        timeout_s: float | None = None,
+    ) -> dict[str, Any]:
+        """Send `ask` and return the app's response (its JSON). Raises `AgentUnavailable`
+        when the app is offline or does not answer in time."""
+        if self.online is False:
+            raise AgentUnavailable(translation_domain=DOMAIN, translation_key="agent_offline")
+        request_id = f"ha-{ulid_now()}"
+        optional = {
+            "conversation_id": ask.conversation_id,
+            "device_id": ask.device_id,
+            "area_id": ask.area_id,
+        }
+        document: dict[str, Any] = {
+            "id": request_id,
+            "text": ask.text,
+            "language": ask.language,
+            "reply_to": self._reply_topic,
+        } | {field: value for field, value in optional.items() if value}
+        if ask.dry_run:
+            document["dry_run"] = True
+        if ask.user_id is not None:
+            document["user_id"] = ask.user_id
+            document = sign(document, self._secret)
+        self._remember_origin(request_id, Origin(via, context))
+        answered: asyncio.Future[dict[str, Any]] = self.hass.loop.create_future()
+        self._pending[request_id] = answered
+        started = time.monotonic()
+        try:
+            await async_publish_json(self.hass, self.topics.request, document)
+            async with asyncio.timeout(REQUEST_TIMEOUT_S if timeout_s is None else timeout_s):
+                response = await answered
+        except TimeoutError:
+            raise AgentUnavailable(
+                translation_domain=DOMAIN, translation_key="agent_timeout"
+            ) from None
+        except AgentUnavailable:
+            raise
+        except HomeAssistantError as err:  # HA's MQTT client is not connected
+            raise AgentUnavailable(
+                translation_domain=DOMAIN, translation_key="mqtt_unavailable"
+            ) from err
+        finally:
+            self._pending.pop(request_id, None)
+        self.recent.append(
+            {
+                "via": via,
+                "language": ask.language,
+                "user_id": ask.user_id,
+                "dry_run": ask.dry_run,
+                "round_trip_ms": round((time.monotonic() - started) * 1000, 1),
+                "response": response,
+            }
+        )
+        return response
+
+    async def async_publish_rules(
+        self, key: str, body: dict[str, Any], timeout_s: float
+    ) -> dict[str, Any] | None:
+        """Send a permission update (retained, signed) and wait for the app's verdict:
+        the `last_update` of its policy state, or None when none came in time."""
+        revision = time.time_ns() // 1_000_000
+        document = sign(
+            {"key": key, "instance": self.instance, "revision": revision, **body}, self._secret
+        )
+        verdict: asyncio.Future[dict[str, Any]] = self.hass.loop.create_future()
+
+        def check(state: dict[str, Any]) -> None:
+            last = state.get("last_update")
+            if (
+                isinstance(last, dict)
+                and last.get("key") == key
+                and last.get("revision") == revision
+                and not verdict.done()
+            ):
+                verdict.set_result(last)
+
+        self._policy_waiters.append(check)
+        try:
+            await async_publish_json(self.hass, self.topics.policy_set(key), document, retain=True)
+            async with asyncio.timeout(timeout_s):
+                return await verdict
+        except TimeoutError:
+            return None
+        finally:
+            self._policy_waiters.remove(check)
+
+    # --- what the broker brings ----------------------------------------------------------------
+
+    @callback
+    def _answer_received(self, message: mqtt.ReceiveMessage) -> None:
+        response = json_object(message.payload)
+        request_id = response.get("id") if response else None
+        pending = self._pending.get(request_id) if isinstance(request_id, str) else None
+        if response is None or pending is None or pending.done():
+            LOGGER.debug("Ignored an answer on %s that no request waits for", message.topic)
+            return
+        pending.set_result(response)
+
+    @callback
+    def _status_received(self, message: mqtt.ReceiveMessage) -> None:
+        online = message.payload == "online"
+        if online == self.online:
+            return
+        self.online = online
+        if not online:
+            LOGGER.warning("The BotPsy app %s is offline", self.instance)
+            self._fail_pending("agent_offline")
+        else:
+            LOGGER.info("The BotPsy app %s is online", self.instance)
+        self._notify()
+
+    @callback
+    def _info_received(self, message: mqtt.ReceiveMessage) -> None:
+        info = json_object(message.payload)
+        if info is not None:
+            self.info = info
+            self._notify()
+
+    @callback
+    def _policy_received(self, message: mqtt.ReceiveMessage) -> None:
+        state = json_object(message.payload)
+        if state is None:
+            return
+        self.policy_state = state
+        for waiter in list(self._policy_waiters):
+            waiter(state)
+
+    @callback
+    def _event_received(self, message: mqtt.ReceiveMessage) -> None:
+        event = json_object(message.payload)
+        if (
+            event is None
+            or event.get("type") != "action"
+            or not isinstance(event.get("data"), dict)
+        ):
+            return
+        data: dict[str, Any] = event["data"]
+        request_id = data.get("request_id")
+        origin = self._origins.get(request_id) if isinstance(request_id, str) else None
+        fire_action_event(self.hass, self.instance, data, origin)
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _remember_origin(self, request_id: str, origin: Origin) -> None:
+        self._origins[request_id] = origin
+        while len(self._origins) > ORIGINS_KEPT:
+            self._origins.popitem(last=False)
+
+    def _fail_pending(self, translation_key: str) -> None:
+        for pending in self._pending.values():
+            if not pending.done():
+                pending.set_exception(
+                    AgentUnavailable(translation_domain=DOMAIN, translation_key=translation_key)
+                )
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            listener()

@@ -1,0 +1,57 @@
+"""The MQTT topics of one BotPsy app instance (docs/mqtt-api.md of the project)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .const import BASE_TOPIC, HA_PRINCIPAL
+
+
+@dataclass(frozen=True)
+class AgentTopics:
+    """Every topic the integration uses for the instance `instance`."""
+
+    instance: str
+
+    @property
+    def root(self) -> str:
+        return f"{BASE_TOPIC}/{self.instance}"
+
+    @property
+    def status(self) -> str:
+        return f"{self.root}/status"
+
+    @property
+    def info(self) -> str:
+        return f"{self.root}/info"
+
+    @property
+    def events(self) -> str:
+        return f"{self.root}/events"
+
+    @property
+    def request(self) -> str:
+        """Home Assistant's own request topic (a named principal's)."""
+        return f"{self.root}/request/{HA_PRINCIPAL}"
+
+    def reply(self, key: str) -> str:
+        """Where answers to requests of `key` (an entry or a flow) come back."""
+        return f"{self.root}/response/{HA_PRINCIPAL}/{key}"
+
+    @property
+    def pairing_request(self) -> str:
+        return f"{self.root}/pairing/request"
+
+    def pairing_response(self, session: str) -> str:
+        return f"{self.root}/pairing/response/{session}"
+
+    def policy_set(self, key: str) -> str:
+        return f"{self.root}/policy/set/{key}"
+
+    @property
+    def policy_state(self) -> str:
+        return f"{self.root}/policy/state"
+
+
+INFO_WILDCARD = f"{BASE_TOPIC}/+/info"
+STATUS_WILDCARD = f"{BASE_TOPIC}/+/status"

@@ -1,0 +1,305 @@
+"""Config flow on real parts: the app found on the broker, paired with the code from its log,
+tested with a signed request; the Supervisor's discovery; reconfiguring; and every way it
+can go wrong."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from homeassistant import config_entries
+from homeassistant.config_entries import ConfigFlowResult
+from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers.service_info.hassio import HassioServiceInfo
+from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
+from homeassistant.setup import async_setup_component
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from botpsy_agent.pairing import SupervisorAccess
+from custom_components.botpsy.const import CONF_INSTANCE, CONF_PAIRING_CODE, CONF_SECRET, DOMAIN
+from custom_components.botpsy.link import AgentLink
+from devkit.supervisor import SupervisorStandIn
+from tests.integration.conftest import INSTANCE, SECRET, AppRunner, unload, wait_for
+
+CODE = re.compile(r"Pairing code for the BotPsy integration in Home Assistant: (\w{4}-\w{4})")
+
+
+@pytest.fixture(autouse=True)
+def _app_log(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="botpsy_agent")
+
+
+def pairing_code(caplog: pytest.LogCaptureFixture) -> str:
+    """The latest pairing code the app logged, as a user reads it off the app's log."""
+    logged = caplog.get_records("setup") + caplog.get_records("call")
+    codes = [c for record in logged for c in CODE.findall(record.getMessage())]
+    assert codes, "the app logged no pairing code"
+    return str(codes[-1])
+
+
+async def start_user_flow(hass: HomeAssistant) -> ConfigFlowResult:
+    return await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+
+
+async def configure(hass: HomeAssistant, flow_id: str, data: dict[str, Any]) -> ConfigFlowResult:
+    return await hass.config_entries.flow.async_configure(flow_id, data)
+
+
+async def test_pick_a_found_app_pair_with_its_code_and_use_it(
+    hass: HomeAssistant,
+    mqtt_entry: MockConfigEntry,
+    app_runner: AppRunner,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await app_runner.start(model=False, secret=None)
+    result = await start_user_flow(hass)
+    assert result["type"] is FlowResultType.FORM and result["step_id"] == "user"
+    assert result["description_placeholders"] == {"found": "1"}
+    result = await configure(hass, result["flow_id"], {CONF_INSTANCE: INSTANCE})
+    assert result.get("step_id") == "pair", result
+    result = await configure(
+        hass, result["flow_id"], {CONF_PAIRING_CODE: pairing_code(caplog).lower()}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    entry = result["result"]
+    assert (entry.unique_id, entry.title) == (INSTANCE, f"BotPsy ({INSTANCE})")
+    secret = entry.data[CONF_SECRET]
+    assert len(secret) == 64
+    assert secret in (app_runner.data_dir / "integration_secrets").read_text()
+    assert secret not in caplog.text  # neither side ever logs it
+    # The entry works: the conversation agent answers through the app with that secret.
+    await hass.async_block_till_done()
+    link: AgentLink = entry.runtime_data
+    await wait_for(lambda: link.online, "the app online")
+    # The app's discovery flow for the same instance ended with the entry.
+    assert not hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    await unload(hass, entry)
+
+
+async def test_mqtt_discovery_offers_the_running_app(
+    hass: HomeAssistant,
+    mqtt_entry: MockConfigEntry,
+    app_runner: AppRunner,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await app_runner.start(model=False, secret=None)
+    # HA's MQTT integration saw the retained botpsy/test/info (manifest.json "mqtt").
+    await wait_for(lambda: hass.config_entries.flow.async_progress_by_handler(DOMAIN), "a flow")
+    (flow,) = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    assert flow["context"]["source"] == config_entries.SOURCE_MQTT
+    assert flow["context"]["title_placeholders"] == {"instance": INSTANCE}
+    assert flow["step_id"] == "pair"
+    result = await configure(hass, flow["flow_id"], {CONF_PAIRING_CODE: pairing_code(caplog)})
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    await unload(hass, result["result"])
+
+
+@pytest.mark.parametrize(
+    ("topic", "payload"),
+    [
+        ("botpsy/test/info", "not json"),
+        ("botpsy/test/info", ""),
+        ("botpsy/test/info", '{"instance": "other"}'),
+        ("botpsy/Not An Instance/info", '{"instance": "Not An Instance"}'),
+    ],
+)
+async def test_unusable_mqtt_discovery_is_aborted(
+    hass: HomeAssistant, mqtt_entry: MockConfigEntry, topic: str, payload: str
+) -> None:
+    info = MqttServiceInfo(
+        topic=topic,
+        payload=payload,
+        qos=1,
+        retain=True,
+        subscribed_topic="botpsy/+/info",
+        timestamp=0.0,
+    )
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_MQTT}, data=info
+    )
+    assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "invalid_discovery_info")
+
+
+async def test_manual_entry_errors_then_pairing_errors_then_success(
+    hass: HomeAssistant,
+    mqtt_entry: MockConfigEntry,
+    app_runner: AppRunner,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await app_runner.start(model=False, secret=None)
+    flow_id = (await start_user_flow(hass))["flow_id"]
+    result = await configure(hass, flow_id, {CONF_INSTANCE: "Not valid!"})
+    assert result["errors"] == {CONF_INSTANCE: "invalid_instance"}
+    # An instance no app runs as: unreachable.
+    result = await configure(hass, flow_id, {CONF_INSTANCE: "elsewhere"})
+    assert result["errors"] == {"base": "cannot_connect"}
+    result = await configure(hass, flow_id, {CONF_INSTANCE: f" {INSTANCE.upper()} "})
+    assert result["step_id"] == "pair"
+    # Not a code at all: refused without asking the app.
+    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: "12345"})
+    assert result["errors"] == {"base": "invalid_code"}
+    # A well-formed but wrong code: the app's share does not confirm.
+    code = pairing_code(caplog)
+    wrong = ("1" if code[0] != "1" else "2") + code[1:]
+    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: wrong})
+    assert result["errors"] == {"base": "invalid_code"}
+    assert not (app_runner.data_dir / "integration_secrets").exists()
+    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: code})
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    await unload(hass, result["result"])
+
+
+async def test_pairing_with_an_app_that_stopped_or_refuses(
+    hass: HomeAssistant,
+    mqtt_entry: MockConfigEntry,
+    app_runner: AppRunner,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("custom_components.botpsy.pairing.PAIRING_TIMEOUT_S", 0.5)
+    app = await app_runner.start(model=False, secret=None)
+    flow_id = (await start_user_flow(hass))["flow_id"]
+    result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
+    # The app's pairing sessions expire at once: it answers the confirmation "unknown session".
+    monkeypatch.setattr("botpsy_agent.pairing.SESSION_TTL_S", -1.0)
+    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: pairing_code(caplog)})
+    assert result["errors"] == {"base": "pairing_failed"}
+    # The app stops: nobody answers.
+    await app_runner.stop(app)
+    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: pairing_code(caplog)})
+    assert result["errors"] == {"base": "cannot_connect"}
+
+
+async def test_an_app_already_set_up_is_not_added_twice(
+    hass: HomeAssistant, botpsy_entry: MockConfigEntry
+) -> None:
+    result = await start_user_flow(hass)
+    result = await configure(hass, result["flow_id"], {CONF_INSTANCE: INSTANCE})
+    assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "already_configured")
+    info = MqttServiceInfo(
+        topic=f"botpsy/{INSTANCE}/info",
+        payload=f'{{"instance": "{INSTANCE}"}}',
+        qos=1,
+        retain=True,
+        subscribed_topic="botpsy/+/info",
+        timestamp=0.0,
+    )
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_MQTT}, data=info
+    )
+    assert result["reason"] == "already_configured"
+
+
+async def test_without_mqtt_the_flow_says_what_to_set_up_first(hass: HomeAssistant) -> None:
+    assert await async_setup_component(hass, "homeassistant", {})
+    result = await start_user_flow(hass)
+    assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "mqtt_not_ready")
+
+
+async def test_the_supervisor_discovery_brings_the_secret(
+    hass: HomeAssistant,
+    mqtt_entry: MockConfigEntry,
+    app_runner: AppRunner,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("custom_components.botpsy.pairing.PROBE_TIMEOUT_S", 0.5)
+    supervisor = SupervisorStandIn()
+    await supervisor.start()
+    try:
+        await app_runner.start(
+            model=False, secret=None, supervisor=SupervisorAccess(supervisor.url, supervisor.token)
+        )
+    finally:
+        await supervisor.stop()
+    (offer,) = supervisor.discoveries
+    assert offer["service"] == DOMAIN
+    config = offer["config"]
+    assert config["instance"] == INSTANCE
+
+    def discovery(config: dict[str, Any]) -> HassioServiceInfo:
+        return HassioServiceInfo(config=config, name="BotPsy", slug="botpsy", uuid="1234")
+
+    for unusable in ({"instance": INSTANCE}, {"instance": "No!", "secret": config["secret"]}):
+        result = await hass.config_entries.flow.async_init(
+            DOMAIN, context={"source": config_entries.SOURCE_HASSIO}, data=discovery(unusable)
+        )
+        assert result["reason"] == "invalid_discovery_info"
+    # A secret the app does not hold is caught by the test request.
+    forged = {**config, "secret": "f" * 64}
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_HASSIO}, data=discovery(forged)
+    )
+    assert result["step_id"] == "hassio_confirm"
+    assert result["description_placeholders"] == {"instance": INSTANCE}
+    result = await configure(hass, result["flow_id"], {})
+    assert result["errors"] == {"base": "secret_rejected"}
+    hass.config_entries.flow.async_abort(result["flow_id"])
+
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_HASSIO}, data=discovery(config)
+    )
+    result = await configure(hass, result["flow_id"], {})
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    entry = result["result"]
+    assert entry.data == {CONF_INSTANCE: INSTANCE, CONF_SECRET: config["secret"]}
+    await hass.async_block_till_done()
+
+    # The Supervisor offers it again (the app restarted with a new secret): the entry follows.
+    renewed = {**config, "secret": "e" * 64}
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_HASSIO}, data=discovery(renewed)
+    )
+    assert result["reason"] == "already_configured"
+    assert entry.data[CONF_SECRET] == "e" * 64
+    await hass.async_block_till_done()
+
+    # An app that is gone does not answer the test request.
+    await app_runner.stop(app_runner.running[0])
+    await unload(hass, entry)
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN,
+        context={"source": config_entries.SOURCE_HASSIO},
+        data=discovery({"instance": "gone", "secret": "d" * 64}),
+    )
+    result = await configure(hass, result["flow_id"], {})
+    assert result["errors"] == {"base": "cannot_connect"}
+
+
+async def test_reconfigure_pairs_again(
+    hass: HomeAssistant,
+    botpsy_entry: MockConfigEntry,
+    app_runner: AppRunner,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    result = await botpsy_entry.start_reconfigure_flow(hass)
+    assert result["step_id"] == "reconfigure"
+    flow_id = result["flow_id"]
+    result = await configure(hass, flow_id, {CONF_INSTANCE: "bad name"})
+    assert result["errors"] == {CONF_INSTANCE: "invalid_instance"}
+    result = await configure(hass, flow_id, {CONF_INSTANCE: "elsewhere"})
+    assert result["errors"] == {"base": "cannot_connect"}
+    result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
+    assert result["step_id"] == "pair"
+    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: pairing_code(caplog)})
+    assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "reconfigure_successful")
+    assert botpsy_entry.data[CONF_SECRET] != SECRET
+    await hass.async_block_till_done()
+    link: AgentLink = botpsy_entry.runtime_data
+    await wait_for(lambda: link.online, "the reloaded entry online")
+
+
+async def test_reconfigure_to_an_instance_another_entry_has(
+    hass: HomeAssistant, botpsy_entry: MockConfigEntry
+) -> None:
+    other = MockConfigEntry(
+        domain=DOMAIN, unique_id="upstairs", data={CONF_INSTANCE: "upstairs", CONF_SECRET: SECRET}
+    )
+    other.add_to_hass(hass)
+    result = await botpsy_entry.start_reconfigure_flow(hass)
+    result = await configure(hass, result["flow_id"], {CONF_INSTANCE: "upstairs"})
+    assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "already_configured")
