@@ -13,7 +13,17 @@ from pathlib import Path
 import sys
 from typing import Any
 
-from bench import fast_path, ha_index, llm_model, machine, mqtt_roundtrip, policy
+from bench import (
+    fast_path,
+    ha_index,
+    llm_model,
+    load,
+    machine,
+    mqtt_roundtrip,
+    plots,
+    policy,
+    scaling,
+)
 
 RESULTS = Path(__file__).parent / "results"
 BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
@@ -22,6 +32,8 @@ BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "fast_path": fast_path.run,
     "llm_model": llm_model.run,
     "mqtt_roundtrip": mqtt_roundtrip.run,
+    "scaling": scaling.run,
+    "load": load.run,
 }
 
 
@@ -43,27 +55,109 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[bench] {name}: {json.dumps(results[name])}")
     RESULTS.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
+    pictures = plots.draw(results, RESULTS, stamp)
     summary = RESULTS / f"{stamp}.md"
-    summary.write_text(_summary(results))
-    (RESULTS / "latest.md").write_text(_summary(results))
-    print(f"[bench] wrote {out} and {summary}")
+    summary.write_text(_summary(results, pictures))
+    (RESULTS / "latest.md").write_text(_summary(results, pictures))
+    print(f"[bench] wrote {out}, {summary} and {len(pictures)} plots")
     return 0
 
 
-def _summary(results: dict[str, Any]) -> str:
+def _summary(results: dict[str, Any], pictures: list[Path]) -> str:
     host = results["machine"]
     lines = [
         f"# Benchmarks, {results['started'][:10]}",
         "",
         f"Machine: {host['cpu_model']}, {host['logical_cpus']} logical CPUs, "
-        f"{host['memory_gib']} GiB, Python {host['python']}.",
+        f"{host['memory_gib']} GiB, Python {host['python']}. Raw numbers: the JSON file of the "
+        "same date; each section below is one benchmark program in bench/.",
         "",
+        "## Headline",
+        "",
+        "| measure | value |",
+        "| --- | --- |",
     ]
+    lines += [f"| {label} | {value} |" for label, value in _headline(results)]
+    lines += ["", *[f"![{p.stem}]({p.name})" for p in pictures], ""]
     for name, value in results.items():
         if name in {"machine", "started"}:
             continue
-        lines += [f"## {name}", "", "```json", json.dumps(value, indent=2), "```", ""]
+        lines += [f"## {name}", "", "```json", json.dumps(_trimmed(value), indent=2), "```", ""]
     return "\n".join(lines)
+
+
+def _get(results: dict[str, Any], *path: str | int) -> Any:
+    node: Any = results
+    for key in path:
+        try:
+            node = node[key]
+        except KeyError, IndexError, TypeError:
+            return "-"
+    return node
+
+
+MQTT = ("mqtt_roundtrip", "broker_tcp_nodelay")
+
+
+def _headline(results: dict[str, Any]) -> list[tuple[str, Any]]:
+    shaped = ("llm_model", "qwen35_0_8b_shaped_q8_0")
+    return [
+        (
+            "fast path p50 / p95 (recognise + resolve + authorise, 38-entity home)",
+            f"{_get(results, 'fast_path', 'family_home_38_entities', 'p50_ms')} / "
+            f"{_get(results, 'fast_path', 'family_home_38_entities', 'p95_ms')} ms",
+        ),
+        (
+            "0.8B-shaped Q8_0: warm time to first tool call (snapshot)",
+            f"{_get(results, *shaped, 'warm_first_call_s')} s",
+        ),
+        (
+            "0.8B-shaped Q8_0: cold time to first tool call (whole prompt)",
+            f"{_get(results, *shaped, 'cold_first_call_s')} s",
+        ),
+        (
+            "0.8B-shaped Q8_0: prompt / generation tokens per second",
+            f"{_get(results, *shaped, 'prompt_tokens_per_s')} / "
+            f"{_get(results, *shaped, 'generation_tokens_per_s')} "
+            f"({_get(results, *shaped, 'generation_tokens_per_s_with_grammar')} with the grammar)",
+        ),
+        (
+            "0.8B-shaped Q8_0: resident memory after load",
+            f"{_get(results, *shaped, 'rss_mb_after_load')} MB",
+        ),
+        ("authorize p99 (500-entity home)", f"{_get(results, 'policy', 'authorize_p99_ms')} ms"),
+        (
+            "entity index build (2,000 entities)",
+            f"{_get(results, 'ha_index', 'build_ms_median')} ms",
+        ),
+        (
+            "MQTT round trip, no-op agent, broker with TCP_NODELAY (p50 / p95)",
+            f"{_get(results, *MQTT, 'latency', 'round_trip_ms', 'p50')} / "
+            f"{_get(results, *MQTT, 'latency', 'round_trip_ms', 'p95')} ms",
+        ),
+        (
+            "MQTT sustained, no-op agent",
+            f"{_get(results, *MQTT, 'throughput', 'requests_per_s')} requests/s",
+        ),
+        (
+            "whole stack under load (4 MQTT clients): requests per minute",
+            _get(results, "load", "requests_per_minute"),
+        ),
+    ]
+
+
+def _trimmed(value: Any) -> Any:
+    """Sample lists are for the plots; the summary shows their size only."""
+    if isinstance(value, dict):
+        return {
+            k: (
+                f"{len(v)} samples"
+                if k.startswith("samples") and isinstance(v, list | dict)
+                else _trimmed(v)
+            )
+            for k, v in value.items()
+        }
+    return value
 
 
 if __name__ == "__main__":

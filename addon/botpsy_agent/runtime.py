@@ -46,7 +46,7 @@ from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
 
 _LOGGER = logging.getLogger(__name__)
 HA_START_TIMEOUT_S = 30.0
-EXECUTOR_SETTLE_S = 0.15
+EXECUTOR_SETTLE_S = 0.05
 RETIRED_JOIN_S = 5.0
 
 

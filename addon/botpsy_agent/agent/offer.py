@@ -41,14 +41,24 @@ class Offer:
 
 
 def build_offer(scope: Scope, home: Home) -> Offer:
+    """The principal's tools, narrowed to its entities that are exposed to Assist.
+
+    Exposure bounds the prompt for everyone, admins included: the prompt grows with every
+    entity listed (about 20 tokens each), and HA's own Assist exposes only what the user
+    chose. An admin may still reach a hidden entity by name through the fast path.
+    """
+
+    def listed(ids: frozenset[str]) -> list[str]:
+        return sorted(e for e in ids if e in home.entities and home.entities[e].exposed)
+
     schemas = []
     for name, tool in TOOLS.items():
         if name not in scope.tools:
             continue
         schema = copy.deepcopy(tool_json_schema(tool))
-        if _narrow(schema, sorted(scope.entities_for(name)), home):
+        if _narrow(schema, listed(scope.entities_for(name)), home):
             schemas.append(schema)
-    entity_ids = scope.all_entities
+    entity_ids = frozenset(listed(scope.all_entities))
     return Offer(tuple(schemas), render_listing(home, entity_ids), entity_ids)
 
 
