@@ -33,7 +33,7 @@ from botpsy_agent.ha.registries import HaUser as HaUserEntry
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.health import HealthState
 from botpsy_agent.integration_channel import IntegrationChannel
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
 from botpsy_agent.llm.worker import ModelWorker
 from botpsy_agent.mqtt.announce import ModelInfo
@@ -67,6 +67,8 @@ class RuntimeConfig:
     """None: no model (the fast path still serves)."""
     agent: AgentSettings = field(default_factory=AgentSettings)
     model_timeout_s: float = 60.0
+    thinking_budget: int = 0
+    """Tokens the model may think before a tool turn; 0 = thinking off."""
     model_queue: int = 4
     health_file: Path | None = None
     translations: Path | None = None
@@ -152,7 +154,11 @@ class App:
             settings = config.model
             self.worker = ModelWorker(lambda: LlamaEngine(settings), max_queue=config.model_queue)
             self.worker.start()
-            planner = LlmPlanner(self.worker, timeout_s=config.model_timeout_s)
+            planner = LlmPlanner(
+                self.worker,
+                timeout_s=config.model_timeout_s,
+                thinking_budget=config.thinking_budget,
+            )
         self.agent = BotPsyAgent(
             home=lambda: self.index.home,
             policy=lambda: self.policies.policy,
@@ -252,7 +258,11 @@ class App:
             self._retired.append(old)
         settings = self.config.model
         self.worker = ModelWorker(lambda: LlamaEngine(settings), max_queue=self.config.model_queue)
-        self.agent.planner = LlmPlanner(self.worker, timeout_s=self.config.model_timeout_s)
+        self.agent.planner = LlmPlanner(
+            self.worker,
+            timeout_s=self.config.model_timeout_s,
+            thinking_budget=self.config.thinking_budget,
+        )
         self.worker.start()
         self._tasks.append(asyncio.create_task(self._model_ready(), name="botpsy-model-ready"))
 
@@ -266,6 +276,21 @@ class App:
             self._problem("model", f"model failed: {err}")
             return
         info = engine.info
+        if self.agent is not None and isinstance(self.agent.planner, LlmPlanner):
+            try:
+                checked = await self.agent.planner.check_grammars()
+            except (EngineError, ValueError) as err:
+                _LOGGER.error("The model cannot take our grammars; fast path only: %s", err)  # noqa: TRY400
+                self.agent.planner = None
+                self._problem("model", f"grammar rejected: {err}")
+                return
+            _LOGGER.info(
+                "Model ready: %s (%s %s), %d grammars checked",
+                info.path.name,
+                info.architecture,
+                info.quant,
+                checked,
+            )
         if self.mqtt is not None:
             self.mqtt.set_model(ModelInfo(info.path.name, info.quant, info.architecture))
         self.health.update(model_loaded=True)

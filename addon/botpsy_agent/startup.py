@@ -107,6 +107,7 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         policy_file=settings.policy_file,
         data_dir=settings.data_dir,
         model=model,
+        thinking_budget=settings.model.thinking_budget,
         audit_message_bodies=settings.audit_message_bodies,
         supervisor=SupervisorAccess.from_environment(environ),
         health_file=Path(environ["BOTPSY_RUN_DIR"]) / "health.json"

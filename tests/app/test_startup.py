@@ -98,6 +98,7 @@ async def test_the_app_starts_serves_and_stops(
         await wait_until(lambda: check_health(health).healthy, timeout_s=90)
         text = (tmp_path / "app.log").read_text()
         assert "Ready (instance test)" in text
+        assert "grammars checked" in text  # every grammar compiled by llama.cpp at start-up
         assert supervisor.requests[0] == "GET /services/mqtt"
 
         await asyncio.to_thread(probe.connect)

@@ -17,6 +17,7 @@ from botpsy_agent.llm.grammar import Grammar, Mode, build_grammar
 from botpsy_agent.llm.parse import RawCall, parse_output
 from botpsy_agent.llm.prompt import build_prefix
 from botpsy_agent.llm.worker import ModelWorker
+from tool_schemas.catalog import TOOLS, tool_json_schema
 
 SYSTEM_CUT = "<|im_start|>user"
 
@@ -76,6 +77,21 @@ class LlmPlanner:
     async def plan(self, request: PlanRequest) -> PlannerTurn:
         def job(engine: LlamaEngine, cancel: threading.Event) -> PlannerTurn:
             return self._plan(engine, request, cancel)
+
+        return await self._worker.run(job, self._timeout_s)
+
+    async def check_grammars(self) -> int:
+        """Compile the grammar of the whole catalogue and of every tool alone, in the
+        loaded model's format; raises `EngineError` naming the tool llama.cpp rejects (an
+        invalid grammar would otherwise crash it mid-request). Returns how many passed."""
+
+        def job(engine: LlamaEngine, cancel: threading.Event) -> int:
+            schemas = [tool_json_schema(tool) for tool in TOOLS.values()]
+            grammars = [build_grammar(schemas, engine.info.tool_format, Mode.AUTO)]
+            grammars += [build_grammar([s], engine.info.tool_format, Mode.FORCED) for s in schemas]
+            for grammar in grammars:
+                engine.check_grammar(grammar)
+            return len(grammars)
 
         return await self._worker.run(job, self._timeout_s)
 

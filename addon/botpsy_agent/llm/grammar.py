@@ -151,6 +151,7 @@ KNOWN_PATTERNS = {
     r"^[0-9A-Za-z]{1,16}$": "[0-9A-Za-z]{1,16}",
     r"^[^\s<>]+$": '[^\\x00-\\x20<>"\\\\]{1,80}',
     r"^[a-z0-9_]+\.[a-z0-9_]+$": '[a-z] [a-z0-9_]{0,29} "." [a-z0-9_]{1,40}',
+    r"^[a-z_]{2,40}$": "[a-z_] [a-z_]{1,39}",
 }
 DOMAIN_ENTITY_PATTERN = re.compile(r"^\^([a-z_]+)\\\.\[a-z0-9_\]\+\$$")
 """Matches the schema pattern of ids of one domain, e.g. ^calendar\\.[a-z0-9_]+$."""

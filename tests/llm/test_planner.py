@@ -1,0 +1,49 @@
+"""The model planner on real llama.cpp: grammars checked at start, thinking on or off."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from botpsy_agent.agent.offer import build_offer
+from botpsy_agent.agent.planner import LlmPlanner, PlanRequest
+from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.worker import ModelWorker
+from botpsy_agent.policy import scope
+from devkit.homes import family_home
+from tests.policy.policies import child, family_policy
+from tool_schemas.catalog import TOOLS
+
+NOON = datetime(2026, 11, 30, 12, tzinfo=UTC)
+
+
+@pytest.fixture
+async def worker(tiny_qwen35_gguf: Path) -> AsyncIterator[ModelWorker]:
+    worker = ModelWorker(
+        lambda: LlamaEngine(EngineSettings(tiny_qwen35_gguf, context_length=16384))
+    )
+    worker.start()
+    await worker.wait_loaded()
+    yield worker
+    worker.stop()
+
+
+async def test_every_grammar_compiles_in_the_models_format(worker: ModelWorker) -> None:
+    assert await LlmPlanner(worker).check_grammars() == len(TOOLS) + 1
+
+
+@pytest.mark.parametrize("thinking_budget", [0, 24])
+async def test_a_plan_is_calls_or_text_with_thinking_on_or_off(
+    worker: ModelWorker, thinking_budget: int
+) -> None:
+    home = family_home()
+    offer = build_offer(scope(family_policy(), child, home, NOON), home)
+    planner = LlmPlanner(worker, max_tokens=200, thinking_budget=thinking_budget)
+    messages = ({"role": "user", "content": "turn on my light"},)
+    turn = await planner.plan(PlanRequest(offer, messages, "en", "r1", 0))
+    assert turn.calls or turn.text or turn.truncated
+    assert all(call.name in offer.tool_names for call in turn.calls)
+    assert turn.model_ms > 0
