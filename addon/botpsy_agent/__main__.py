@@ -64,6 +64,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     doctor.set_defaults(handler=_doctor)
 
+    models = commands.add_parser(
+        "models", help="list the model files; --remove-others deletes all but the chosen one"
+    )
+    models.add_argument(
+        "--options", type=Path, default=Path("/data/options.json"), help="the app options file"
+    )
+    models.add_argument(
+        "--remove-others", action="store_true", help="delete every model file but the chosen one"
+    )
+    models.set_defaults(handler=_models)
+
     add_audit_command(commands)
     return parser
 
@@ -88,6 +99,37 @@ def _doctor(args: argparse.Namespace) -> int:
     from botpsy_agent.doctor import doctor
 
     return asyncio.run(doctor(args.options))
+
+
+def _models(args: argparse.Namespace) -> int:
+    import os
+
+    from botpsy_agent.config import OptionsError, load_settings
+    from botpsy_agent.models.store import other_models, plan_model, remove_other_models
+
+    try:
+        settings = load_settings(
+            args.options,
+            config_dir=Path(os.environ.get("BOTPSY_CONFIG_DIR", "/config")),
+            data_dir=Path(os.environ.get("BOTPSY_DATA_DIR", "/data")),
+        )
+    except OptionsError as err:
+        print("\n".join(err.problems), file=sys.stderr)
+        return EXIT_FAILED
+    folder = settings.config_dir / "models"
+    chosen = plan_model(settings.model, folder).path
+    print(f"chosen: {chosen} ({'present' if chosen.exists() else 'not downloaded yet'})")
+    others = (
+        remove_other_models(folder, chosen) if args.remove_others else other_models(folder, chosen)
+    )
+    verb = "removed" if args.remove_others else "other"
+    for path in others:
+        print(
+            f"{verb}: {path} ({path.stat().st_size / 1e6:.0f} MB)"
+            if path.exists()
+            else f"{verb}: {path}"
+        )
+    return EXIT_OK
 
 
 def _health(args: argparse.Namespace) -> int:

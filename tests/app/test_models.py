@@ -309,3 +309,39 @@ async def test_a_missing_custom_file_and_a_non_gguf_download_are_clear_errors(
     assert caught.value.code == "not_gguf"
     assert "a wrong URL often gives an HTML page instead" in caught.value.message
     assert list((tmp_path / "models").iterdir()) == []
+
+
+def test_models_command_lists_and_removes_only_when_asked(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    config = tmp_path / "config"
+    models = config / "models"
+    models.mkdir(parents=True)
+    for name in ("BotPsy-0.8B-Q8_0.gguf", "BotPsy-0.8B-Q4_K_M.gguf"):
+        (models / name).write_bytes(b"GGUF" + b"\0" * 16)
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps({"model": "Q4_K_M"}))
+    env = {**os.environ, "BOTPSY_CONFIG_DIR": str(config), "BOTPSY_DATA_DIR": str(tmp_path)}
+
+    def models_command(*extra: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "-m", "botpsy_agent", "models", "--options", str(options), *extra],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=True,
+        )
+        return result.stdout
+
+    listed = models_command()
+    assert "chosen:" in listed and "BotPsy-0.8B-Q4_K_M.gguf (present)" in listed
+    assert "other:" in listed and "Q8_0" in listed
+    assert (models / "BotPsy-0.8B-Q8_0.gguf").exists()  # listing deletes nothing
+    removed = models_command("--remove-others")
+    assert "removed:" in removed
+    assert not (models / "BotPsy-0.8B-Q8_0.gguf").exists()
+    assert (models / "BotPsy-0.8B-Q4_K_M.gguf").exists()
