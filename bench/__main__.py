@@ -112,6 +112,11 @@ def _headline(results: dict[str, Any]) -> list[tuple[str, Any]]:
             f"{_get(results, *shaped, 'warm_first_call_s')} s",
         ),
         (
+            "0.8B-shaped Q8_0: warm time to a trained model's one-call answer (teacher-forced)",
+            f"{_get(results, *shaped, 'warm_typical_call_s')} s "
+            f"({_get(results, *shaped, 'typical_call_tokens')} tokens)",
+        ),
+        (
             "0.8B-shaped Q8_0: cold time to first tool call (whole prompt)",
             f"{_get(results, *shaped, 'cold_first_call_s')} s",
         ),

@@ -30,6 +30,11 @@ ADMIN_POLICY = (
 )
 NOW = datetime(2026, 11, 30, 18, 30, tzinfo=UTC)
 COMMANDS = ("switch the coffee machine on", "turn the hall light off", "dim the reading lamp")
+# What a trained model writes for COMMANDS[1]; random weights write 50-80 tokens instead.
+TYPICAL_CALL = (
+    "<tool_call>\n<function=turn_off>\n<parameter=entity_id>\nlight.hall\n</parameter>\n"
+    "</function>\n</tool_call>"
+)
 
 
 def _rss_mb() -> float:
@@ -73,6 +78,16 @@ def measure(path: Path, label: str) -> dict[str, Any]:
             completion = engine.complete(tokens, length, grammar, 200, stop=("</tool_call>",))
             warm.append((time.perf_counter() - started, completion))
 
+        # A trained model's call: restore, evaluate the request, then one decode step per
+        # token of TYPICAL_CALL (teacher forcing costs what generating those tokens costs).
+        tokens, length, _ = _prompt(engine, COMMANDS[1])
+        call = engine.tokenize(TYPICAL_CALL)
+        started = time.perf_counter()
+        engine.next_token_logits(tokens, length)
+        for token in call:
+            engine.evaluate_next(token)
+        typical_s = time.perf_counter() - started
+
         # Generation speed without and with the grammar (temperature 0, 64 tokens).
         started = time.perf_counter()
         free = engine.complete(prompt, prefix_length, None, 64)
@@ -96,6 +111,8 @@ def measure(path: Path, label: str) -> dict[str, Any]:
             "warm_first_call_s": [round(s, 2) for s, _ in warm],
             "warm_request_tokens_evaluated": [c.evaluated_tokens for _, c in warm],
             "warm_generated_tokens": [len(c.tokens) for _, c in warm],
+            "warm_typical_call_s": round(typical_s, 2),
+            "typical_call_tokens": len(call),
             "generation_tokens_per_s": round(free_tps, 1),
             "generation_tokens_per_s_with_grammar": round(constrained_tps, 1),
         }

@@ -96,3 +96,24 @@ def test_out_of_scope_entities_never_come_out_of_the_grammar(
             seen_ids |= ids
         assert not forbidden & set(ENTITY_ID.findall(completion.text)) - set(by_name)
     assert seen_ids  # the samples did name entities: all of them allowed
+
+
+@pytest.mark.parametrize("engine_name", ["qwen35_engine", "qwen3_engine"])
+def test_greedy_decoding_checks_the_best_token_first_and_chooses_as_llama_cpp_would(
+    engine_name: str, request: pytest.FixtureRequest
+) -> None:
+    """The fast greedy loop gives exactly the tokens of llama-cpp-python's own loop."""
+    engine: LlamaEngine = request.getfixturevalue(engine_name)
+    offer = offer_for(child)
+    by_name = {s["name"]: s for s in offer.schemas}
+    for text in ("turn on the lamp", "what is on my calendar", "hi"):
+        prompt, prefix = prompt_for(engine, offer, text)
+        grammar = build_grammar(offer.schemas, engine.info.tool_format, Mode.AUTO)
+        fast = engine.complete(prompt, prefix, grammar, 200)
+        engine._position(prompt, prefix, None)
+        reference, finish = engine._sampled(grammar, 200, None, (), 0.0)
+        assert list(fast.tokens) == reference, text
+        assert fast.finish_reason == finish
+        if finish == "stop":
+            output = parse_output(fast.text, engine.info.tool_format, by_name)
+            assert not output.problems, output.problems
