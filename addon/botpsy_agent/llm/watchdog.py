@@ -2,11 +2,12 @@
 
 The worker answers its own timeouts (`ModelTimeout`) and cancels the job; a job that keeps
 running `grace_s` after it was asked to stop is stuck in code that never checks the flag, and
-nothing after it in the queue would ever run. A thread that ended by itself, or a run of
-failed jobs in a row (a broken engine), is no better. In each case the owner's `restart`
-builds a fresh worker (the fast path serves meanwhile; model requests wait for the new one or
-get a clear error). A model that fails to *load* is not restarted here: loading the same file
-again fails the same way, and the health status says so.
+nothing after it in the queue would ever run. A thread that ended by itself is no better. In
+either case the owner's `restart` builds a fresh worker (the fast path serves meanwhile; model
+requests wait for the new one or get a clear error). Jobs that merely fail are not a reason:
+their error is the answer, and a failure that repeats (a bug, a bad prompt) would repeat after
+a reload too. Nor is a model that fails to *load*: the same file fails the same way, and the
+health status says so.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from botpsy_agent.llm.worker import ModelWorker
 _LOGGER = logging.getLogger(__name__)
 INTERVAL_S = 1.0
 GRACE_S = 10.0
-MAX_FAILURES_IN_ROW = 3
 
 
 class WorkerWatchdog:
@@ -34,14 +34,12 @@ class WorkerWatchdog:
         *,
         interval_s: float = INTERVAL_S,
         grace_s: float = GRACE_S,
-        max_failures_in_row: int = MAX_FAILURES_IN_ROW,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._worker = worker
         self._restart = restart
         self.interval_s = interval_s
         self.grace_s = grace_s
-        self.max_failures_in_row = max_failures_in_row
         self._clock = clock
         self._stopping: tuple[int, int, float] | None = None
         """(worker id, job sequence, when first seen asked to stop but still running)."""
@@ -55,8 +53,6 @@ class WorkerWatchdog:
             return _crashed(worker) if worker.loaded.is_set() else None
         if worker.engine is None:
             return None  # loading, or the model failed to load (see the module docstring)
-        if worker.failures_in_row >= self.max_failures_in_row:
-            return f"{worker.failures_in_row} model jobs failed in a row"
         return self._hung(worker)
 
     def _hung(self, worker: ModelWorker) -> str | None:

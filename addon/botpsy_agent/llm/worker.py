@@ -67,8 +67,6 @@ class ModelWorker:
         self.load_error: BaseException | None = None
         self.loaded = threading.Event()
         self.last_job_ms = 0.0
-        self.failures_in_row = 0
-        """Request jobs that failed one after another (reset by one that succeeds)."""
         self.crashed: BaseException | None = None
         """What ended the thread, when something other than `stop()` did."""
 
@@ -182,8 +180,6 @@ class ModelWorker:
         started = time.monotonic()
         try:
             item.future.set_result(self._call(item))
-            if item.priority == 0:
-                self.failures_in_row = 0
         except Cancelled as cancelled:
             if item.priority == 1:
                 self.warm_up(item.job)  # pre-empted: try again when requests are done
@@ -192,8 +188,6 @@ class ModelWorker:
         except Exception as err:
             _LOGGER.exception("A model job failed")
             item.future.set_exception(err)
-            if item.priority == 0:
-                self.failures_in_row += 1
         finally:
             self.last_job_ms = (time.monotonic() - started) * 1000
             with self._lock:
