@@ -2,9 +2,13 @@
 
     python -m demo                          interactive prompt (you> ), as the admin
     python -m demo --once "turn on the kitchen light" [--user child]
+    python -m demo --once "turn on the kitchen light" --via assist
     python -m demo --model path/to/BotPsy-0.8B-Q8_0.gguf
 
-At the prompt: /user admin | /user child switches who is speaking, /new starts a new
+Requests go to the app over its MQTT topic API (signed for the chosen user), or with
+--via assist through Home Assistant's own Assist (conversation API, our integration's agent;
+it speaks as the admin, whose token the demo holds). At the prompt: /user admin | /user child
+switches who is speaking, /via mqtt | /via assist switches the path, /new starts a new
 conversation, /quit (or Ctrl-D, Ctrl-C) stops everything and leaves no process behind.
 """
 
@@ -24,6 +28,7 @@ import aiohttp
 from botpsy_agent.config import ModelChoice as Quant
 from botpsy_agent.models.catalog import CATALOG, HUGGING_FACE_BASE_URL
 from botpsy_agent.models.store import ModelPlan, ensure_model
+from demo.assist import AssistClient, show_assist
 from demo.client import AgentClient
 from demo.stack import INSTANCE, DemoStack, ModelChoice, quiet_libraries
 from devkit.tiny_gguf import TINY_QWEN35, cached_model
@@ -101,41 +106,85 @@ def show(answer: dict[str, Any]) -> None:
         print(f"        ! {answer['error']['code']}: {answer['error']['message']}")
 
 
-async def converse(
-    stack: DemoStack, client: AgentClient, user: str, once: str | None, *, as_json: bool = False
-) -> int:
-    assert stack.accounts is not None
-    people = {"admin": stack.accounts.admin_id, "child": stack.accounts.child_id}
-    conversation: str | None = None
-    if once is not None:
-        answer = await client.ask(once, people[user])
+class Conversation:
+    """The prompt's state: who speaks, by which path, in which conversation."""
+
+    def __init__(self, stack: DemoStack, client: AgentClient, user: str, via: str) -> None:
+        assert stack.accounts is not None
+        self.people = {"admin": stack.accounts.admin_id, "child": stack.accounts.child_id}
+        self.client = client
+        self.assist = (
+            AssistClient(stack.ha_url, stack.accounts.token, stack.assist_agent)
+            if stack.assist_agent
+            else None
+        )
+        self.user, self.via = user, via
+        self.conversation_id: str | None = None
+
+    def command(self, line: str) -> None:
+        """A /command typed at the prompt."""
+        name, _, wanted = line.partition(" ")
+        wanted = wanted.strip()
+        if name == "/new":
+            self.conversation_id = None
+        elif name == "/user" and wanted in self.people:
+            if self.via == "assist" and wanted != "admin":
+                say("Assist speaks as the admin; /via mqtt first to speak as the child")
+            else:
+                self.user, self.conversation_id = wanted, None
+                say(f"now speaking as {wanted}")
+        elif name == "/via" and wanted in {"mqtt", "assist"}:
+            if wanted == "assist" and (self.assist is None or self.user != "admin"):
+                say("Assist needs the integration and speaks as the admin (/user admin first)")
+            else:
+                self.via, self.conversation_id = wanted, None
+                say(f"requests now go via {wanted}")
+        else:
+            say("/user admin|child, /via mqtt|assist, /new, /quit")
+
+    async def ask(self, text: str, *, as_json: bool = False) -> bool:
+        """Send one request and print the answer; True if it was answered."""
+        if self.via == "assist" and self.assist is not None:
+            result = await self.assist.ask(text, conversation_id=self.conversation_id)
+            self.conversation_id = result.get("conversation_id") or self.conversation_id
+            print(json.dumps(result, indent=2)) if as_json else show_assist(result)
+            return bool(result.get("response", {}).get("response_type") != "error")
+        answer = await self.client.ask(
+            text, self.people[self.user], conversation_id=self.conversation_id
+        )
+        self.conversation_id = answer.get("conversation_id") or self.conversation_id
         print(json.dumps(answer, indent=2)) if as_json else show(answer)
-        return 0 if answer["status"] in ANSWERED else 1
-    say("type a request (/user admin|child, /new, /quit)")
+        return bool(answer["status"] in ANSWERED)
+
+
+async def converse(
+    stack: DemoStack,
+    client: AgentClient,
+    user: str,
+    once: str | None,
+    *,
+    via: str = "mqtt",
+    as_json: bool = False,
+) -> int:
+    session = Conversation(stack, client, user, via)
+    if once is not None:
+        if via == "assist" and (session.assist is None or user != "admin"):
+            say("--via assist needs the integration and speaks as the admin")
+            return 2
+        return 0 if await session.ask(once, as_json=as_json) else 1
+    say("type a request (/user admin|child, /via mqtt|assist, /new, /quit)")
     while True:
         try:
-            line = await asyncio.to_thread(input, f"you ({user})> ")
+            line = await asyncio.to_thread(input, f"you ({session.user}, {session.via})> ")
         except EOFError:
             return 0
         line = line.strip()
-        if not line:
-            continue
         if line in {"/quit", "/exit"}:
             return 0
-        if line == "/new":
-            conversation = None
-            continue
-        if line.startswith("/user"):
-            wanted = line.removeprefix("/user").strip()
-            if wanted in people:
-                user, conversation = wanted, None
-                say(f"now speaking as {wanted}")
-            else:
-                say("/user admin or /user child")
-            continue
-        answer = await client.ask(line, people[user], conversation_id=conversation)
-        conversation = answer.get("conversation_id") or conversation
-        show(answer)
+        if line.startswith("/"):
+            session.command(line)
+        elif line:
+            await session.ask(line)
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -147,7 +196,9 @@ async def main(args: argparse.Namespace) -> int:
         try:
             if model.stand_in:
                 say("(stand-in model: requests the fast path does not know get random answers)")
-            return await converse(stack, client, args.user, args.once, as_json=args.json)
+            return await converse(
+                stack, client, args.user, args.once, via=args.via, as_json=args.json
+            )
         finally:
             await client.close()
 
@@ -168,6 +219,12 @@ def run() -> None:
         type=Path,
         default=os.environ.get("BOTPSY_MODEL") or None,
         help="a GGUF file to use (default: $BOTPSY_MODEL, then the app's download)",
+    )
+    parser.add_argument(
+        "--via",
+        choices=("mqtt", "assist"),
+        default="mqtt",
+        help="the app's MQTT topic API (default) or HA's Assist with our integration's agent",
     )
     parser.add_argument(
         "--json", action="store_true", help="with --once: print the whole answer as JSON"

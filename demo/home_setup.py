@@ -201,7 +201,11 @@ async def set_up_home(
         await client.stop()
 
 
-async def _config_flow(base_url: str, token: str, handler: str, data: dict[str, Any]) -> None:
+async def _config_flow(
+    base_url: str, token: str, handler: str, data: dict[str, Any], *, steps: int = 4
+) -> dict[str, Any]:
+    """Run a config flow through HA's REST API, answering every form with `data` (minus
+    what a form does not ask for); the created entry."""
     auth = {"Authorization": f"Bearer {token}"}
     async with aiohttp.ClientSession(headers=auth) as session:
         flow = await _post(
@@ -209,22 +213,50 @@ async def _config_flow(base_url: str, token: str, handler: str, data: dict[str, 
             f"{base_url}/api/config/config_entries/flow",
             json={"handler": handler, "show_advanced_options": False},
         )
-        for _ in range(4):
+        for _ in range(steps):
             if flow.get("type") == "create_entry":
-                return
+                return dict(flow["result"]) if isinstance(flow.get("result"), dict) else flow
             if flow.get("type") == "menu":
-                flow = await _post(
-                    session,
-                    f"{base_url}/api/config/config_entries/flow/{flow['flow_id']}",
-                    json={"next_step_id": flow["menu_options"][0]},
-                )
-                continue
-            if flow.get("type") != "form":
+                answer: dict[str, Any] = {"next_step_id": flow["menu_options"][0]}
+            elif flow.get("type") == "form" and not flow.get("errors"):
+                asked = {field["name"] for field in flow.get("data_schema", [])}
+                answer = {k: v for k, v in data.items() if k in asked}
+            else:
                 raise SetupError(f"setting up {handler}: HA answered {flow}")
             flow = await _post(
-                session, f"{base_url}/api/config/config_entries/flow/{flow['flow_id']}", json=data
+                session,
+                f"{base_url}/api/config/config_entries/flow/{flow['flow_id']}",
+                json=answer,
             )
         raise SetupError(f"setting up {handler}: the flow did not finish ({flow})")
+
+
+async def add_botpsy_integration(
+    base_url: str, token: str, instance: str, pairing_code: str
+) -> str:
+    """Add our integration as a user would: pick the app instance, type the pairing code
+    from the app's log. Returns the entity id of its Assist agent."""
+    data = {"instance": instance, "pairing_code": pairing_code}
+    entry = await _config_flow(base_url, token, "botpsy", data)
+    endpoint = HaEndpoint.from_base_url(base_url, token)
+    client = HaClient(endpoint)
+    await client.start()
+    try:
+        await client.wait_connected(30)
+        for _ in range(100):
+            registry = await client.call({"type": "config/entity_registry/list"})
+            agents = [
+                e["entity_id"]
+                for e in registry
+                if e.get("config_entry_id") == entry.get("entry_id")
+                and e["entity_id"].startswith("conversation.")
+            ]
+            if agents:
+                return str(agents[0])
+            await asyncio.sleep(0.1)
+    finally:
+        await client.stop()
+    raise SetupError("the BotPsy integration was added but made no Assist agent")
 
 
 async def _wait_for(client: HaClient, entity_ids: list[str]) -> None:

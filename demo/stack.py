@@ -21,8 +21,9 @@ from botpsy_agent.agent.core import AgentSettings
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
+from botpsy_agent.pairing import display_code
 from botpsy_agent.runtime import App, RuntimeConfig
-from demo.home_setup import DemoAccounts, onboard, set_up_home
+from demo.home_setup import DemoAccounts, add_botpsy_integration, onboard, set_up_home
 from demo.paths import CONFIG, POLICY_TEMPLATE, REPO, RUN
 from devkit.mosquitto import MosquittoBroker, free_port
 
@@ -53,6 +54,8 @@ class DemoStack:
         self.app: App | None = None
         self.accounts: DemoAccounts | None = None
         self.secret = os.urandom(24).hex()
+        self.assist_agent: str | None = None
+        """The entity id of our Assist agent in HA, once the integration is added."""
 
     @property
     def ha_url(self) -> str:
@@ -84,6 +87,7 @@ class DemoStack:
             self.ha_url, token, owner, (self.broker.host, self.broker.port)
         )
         await self._start_app()
+        await self._add_integration()
         self.progress(f"ready in {time.monotonic() - started:.0f} s")
 
     async def _start_home_assistant(self) -> None:
@@ -160,6 +164,19 @@ class DemoStack:
         if self.app.worker is not None:
             self.progress(f"loading the model {self.model.path.name if self.model.path else ''}")
             await self.app.worker.wait_loaded()
+
+    async def _add_integration(self) -> None:
+        assert self.app is not None and self.accounts is not None
+        if self.app.integration is None:
+            return
+        self.progress("adding the BotPsy integration to Home Assistant (pairing code from the app)")
+        await self.app.integration.wait_online()
+        self.assist_agent = await add_botpsy_integration(
+            self.ha_url,
+            self.accounts.token,
+            INSTANCE,
+            display_code(self.app.integration.pairing.code),
+        )
 
     async def stop(self) -> None:
         if self.app is not None:

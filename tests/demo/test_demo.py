@@ -54,7 +54,7 @@ def test_the_prompt_refuses_the_child_and_asks_the_admin(tmp_path: Path) -> None
     result = demo(stdin=lines, run_dir=tmp_path / "run")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
-    child = out[out.index("you (child)> ") : out.index("now speaking as admin")]
+    child = out[out.index("you (child, mqtt)> ") : out.index("now speaking as admin")]
     assert "Sorry, that's not allowed for you with Front door." in child
     assert "[refused" in child and "rule no-locks-for-sam" in child
     admin = out[out.index("now speaking as admin") :]
@@ -62,3 +62,19 @@ def test_the_prompt_refuses_the_child_and_asks_the_admin(tmp_path: Path) -> None
     assert "[needs_confirmation" in admin
     assert "OK, I won't." in admin
     assert "executed" not in out  # nothing was unlocked
+
+
+@pytest.mark.usefixtures("socket_enabled")
+def test_the_dashboards_assist_reaches_the_app_through_our_integration(tmp_path: Path) -> None:
+    """The demo adds our integration (pairing code and all); HA's conversation API with its
+    agent turns the light on, and the app, asked over MQTT, sees it on in HA."""
+    lines = "/via assist\nturn on the kitchen light\n/via mqtt\nis the kitchen light on\n/quit\n"
+    result = demo(stdin=lines, run_dir=tmp_path / "run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "adding the BotPsy integration to Home Assistant" in out
+    via_assist = out[out.index("you (admin, assist)> ") : out.index("requests now go via mqtt")]
+    assert "assist> Turned on Kitchen light." in via_assist
+    assert "[action_done · via HA's Assist" in via_assist
+    assert "botpsy> Kitchen light: on." in out[out.index("requests now go via mqtt") :]
+    assert "Security event" not in out + result.stderr  # the integration's test is expected

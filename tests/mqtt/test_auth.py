@@ -5,9 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.mqtt import ApiSettings, StaticSecrets, sign
 from botpsy_agent.mqtt.auth import KnownUser
+from botpsy_agent.mqtt.codes import CONNECTION_TEST_USER
+from custom_components.botpsy.pairing import PROBE_USER
 from devkit.mosquitto import MosquittoBroker
 from tests.mqtt.agents import ActingAgent, EchoAgent
 from tests.mqtt.client import ApiClient
@@ -133,3 +137,24 @@ async def test_a_retry_may_renew_its_signature_and_still_runs_once(
     second = await client.response(RESPONSE, "t1")
     assert first == second
     assert agent.executions == 1
+
+
+async def test_the_integrations_connection_test_is_answered_without_a_security_event(
+    mosquitto: MosquittoBroker,
+    start_service: StartService,
+    client: ApiClient,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    agent = ActingAgent()
+    await start_service(
+        agent, plain_settings(mosquitto), secrets=StaticSecrets(SECRET), users=directory
+    )
+    client.publish(REQUEST, signed("c1", user_id=CONNECTION_TEST_USER))
+    client.publish(REQUEST, signed("c2", user_id="mallory"))
+    tested = await client.response(RESPONSE, "c1")
+    probed = await client.response(RESPONSE, "c2")
+    assert tested["error"]["code"] == probed["error"]["code"] == "unknown_user"
+    assert agent.executions == 0
+    events = [r.getMessage() for r in caplog.records if "Security event" in r.getMessage()]
+    assert len(events) == 1 and "c2" in events[0]  # mallory is an event, the test is not
+    assert PROBE_USER == CONNECTION_TEST_USER  # the integration tests with that user id

@@ -75,3 +75,8 @@ SECURITY_CODES = frozenset(
 )
 """Refusals that may be someone posing as another or flooding: logged as security events
 (logger `botpsy_agent.security`) and in the audit log."""
+
+CONNECTION_TEST_USER = "botpsy-connection-test"
+"""The user id the HA integration signs its connection test for: no HA user has it, so a
+well-signed test is answered `unknown_user` without running anything. Expected, so it is
+logged as the test it is, not as a security event."""

@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from botpsy_agent.mqtt.auth import Authenticator
-from botpsy_agent.mqtt.codes import SECURITY_CODES, ErrorCode
+from botpsy_agent.mqtt.codes import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode
 from botpsy_agent.mqtt.door_audit import DoorAudit, NoAudit, Refusal
 from botpsy_agent.mqtt.outcomes import Conflict, OutcomeCache, fingerprint
 from botpsy_agent.mqtt.ratelimit import RateLimiter
@@ -280,9 +280,10 @@ class Dispatcher:
     ) -> Answer:
         """Answer a request that does not reach the agent, log it, and audit refusals.
         `quiet`: one more of a flood already logged (debug level; still audited)."""
-        security = rejection.code in SECURITY_CODES
+        test = rejection.code is ErrorCode.UNKNOWN_USER and claimed == CONNECTION_TEST_USER
+        security = rejection.code in SECURITY_CODES and not test
         (_SECURITY if security else _LOGGER).log(
-            logging.DEBUG if quiet else logging.WARNING,
+            logging.DEBUG if quiet else logging.INFO if test else logging.WARNING,
             "%sRequest %s on %s answered %s: %s",
             "Security event: " if security else "",
             rejection.request_id or "(no id)",
