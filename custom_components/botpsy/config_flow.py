@@ -134,7 +134,8 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
             and len(secret) >= MIN_SECRET_CHARS
         ):
             return self.async_abort(reason="invalid_discovery_info")
-        await self.async_set_unique_id(instance)
+        # It brings the secret: it goes ahead of the same app's MQTT discovery.
+        await self.async_set_unique_id(instance, raise_on_progress=False)
         self._abort_if_unique_id_configured(updates={CONF_SECRET: secret})
         self._instance, self._secret = instance, secret
         self.context["title_placeholders"] = {"instance": instance}

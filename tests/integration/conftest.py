@@ -17,7 +17,7 @@ from typing import Any
 from homeassistant.components import mqtt
 from homeassistant.components.mqtt import client as mqtt_client
 from homeassistant.config_entries import ConfigEntryState
-from homeassistant.core import HomeAssistant
+from homeassistant.core import HomeAssistant, callback
 from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -96,6 +96,18 @@ async def mqtt_entry(
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     assert await mqtt.async_wait_for_mqtt_client(hass)
+    # HA announces itself (its birth message) once it is up, and the app answers with its
+    # HA discovery. Waiting for the birth first means the app's device is discovered once,
+    # not twice at the same moment (which HA's MQTT platform set-up does not survive).
+    births: list[str] = []
+
+    @callback
+    def birth(message: mqtt.ReceiveMessage) -> None:
+        births.append(str(message.payload))
+
+    unsubscribe = await mqtt.async_subscribe(hass, "homeassistant/status", birth, 1)
+    await wait_for(lambda: "online" in births, "HA's birth message")
+    unsubscribe()
     yield entry
     await unload(hass, entry)
 
@@ -135,6 +147,9 @@ class AppRunner:
             policy_file=self.policy_file,
             data_dir=self.data_dir,
             model=EngineSettings(self.model_file, context_length=16384) if model else None,
+            # Random weights may wander through all their tokens: a bounded wait, whose
+            # timeout is an answer too.
+            model_timeout_s=20.0,
             health_file=self.folder / "health.json",
             supervisor=supervisor,
         )

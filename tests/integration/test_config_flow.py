@@ -181,6 +181,10 @@ async def test_an_app_already_set_up_is_not_added_twice(
     result = await start_user_flow(hass)
     result = await configure(hass, result["flow_id"], {CONF_INSTANCE: INSTANCE})
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "already_configured")
+    # The entry was added directly, not by a flow, so HA's own discovery flow from before it
+    # is still open (a flow that creates the entry closes the others); close it.
+    for flow in hass.config_entries.flow.async_progress_by_handler(DOMAIN):
+        hass.config_entries.flow.async_abort(flow["flow_id"])
     info = MqttServiceInfo(
         topic=f"botpsy/{INSTANCE}/info",
         payload=f'{{"instance": "{INSTANCE}"}}',
@@ -248,6 +252,8 @@ async def test_the_supervisor_discovery_brings_the_secret(
     entry = result["result"]
     assert entry.data == {CONF_INSTANCE: INSTANCE, CONF_SECRET: config["secret"]}
     await hass.async_block_till_done()
+    # The MQTT discovery of the same app (which would ask for a code) is closed with it.
+    assert not hass.config_entries.flow.async_progress_by_handler(DOMAIN)
 
     # The Supervisor offers it again (the app restarted with a new secret): the entry follows.
     renewed = {**config, "secret": "e" * 64}

@@ -62,17 +62,19 @@ def capture_actions(hass: HomeAssistant) -> list[Event]:
     return events
 
 
-async def test_assist_turns_off_a_light_on_the_fast_path(
+async def test_assist_turns_on_a_light_on_the_fast_path(
     hass: HomeAssistant, botpsy_entry: MockConfigEntry, ha_home: HaHome
 ) -> None:
     daniel = ha_home.users["Daniel"]
-    assert state(hass, "light.kitchen_lights") == "on"
+    await hass.services.async_call(
+        "light", "turn_off", {"entity_id": "light.kitchen_lights"}, blocking=True
+    )
     actions = capture_actions(hass)
-    result = await process(hass, "turn off the kitchen lights", daniel)
+    result = await process(hass, "turn on the kitchen lights", daniel)
     assert result["response"]["response_type"] == "action_done", result
-    assert speech(result) == "Turned off Kitchen Lights."
+    assert speech(result) == "Turned on Kitchen Lights."
     assert result["continue_conversation"] is False
-    await wait_for(lambda: state(hass, "light.kitchen_lights") == "off", "the light off")
+    await wait_for(lambda: state(hass, "light.kitchen_lights") == "on", "the light on")
     link: AgentLink = botpsy_entry.runtime_data
     assert link.recent[-1]["response"]["path"] == "fast_path"
     # The action is on HA's bus, with who asked and how, in the conversation's context.
@@ -80,7 +82,7 @@ async def test_assist_turns_off_a_light_on_the_fast_path(
     event = actions[0]
     assert event.data["via"] == "assist"
     assert event.data["user_id"] == daniel
-    assert event.data["tool"] == "turn_off"
+    assert event.data["tool"] == "turn_on"
     assert event.data["entity_ids"] == ["light.kitchen_lights"]
     assert event.data["outcome"] == "executed"
     assert event.context.user_id == daniel
@@ -108,6 +110,8 @@ async def test_a_request_beyond_the_fast_path_reaches_the_model(
 async def test_a_user_outside_their_rules_is_refused_and_nothing_changes(
     hass: HomeAssistant, botpsy_entry: MockConfigEntry, ha_home: HaHome
 ) -> None:
+    user = await hass.auth.async_get_user(ha_home.users["Min-ji"])
+    assert user is not None and not user.is_admin
     before = state(hass, "light.office_rgbw_lights")
     actions = capture_actions(hass)
     # Min-ji's own rule (written in the policy file): no control in the office.

@@ -8,7 +8,7 @@ import json
 from homeassistant import config_entries
 from homeassistant.components import mqtt
 from homeassistant.config_entries import ConfigEntryState
-from homeassistant.core import HomeAssistant, callback
+from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.setup import async_setup_component
 import pytest
@@ -59,16 +59,6 @@ async def test_no_broker(
 ) -> None:
     await setup_entry(wait_online=False)
     monkeypatch.setattr("custom_components.botpsy.mqtt_util.SUBSCRIBE_TIMEOUT_S", 0.3)
-    # HA announces itself once it is up; the broker goes away only after that.
-    births: list[str] = []
-
-    @callback
-    def birth(message: mqtt.ReceiveMessage) -> None:
-        births.append(str(message.payload))
-
-    unsubscribe = await mqtt.async_subscribe(hass, "homeassistant/status", birth, 1)
-    await wait_for(lambda: "online" in births, "HA's birth message")
-    unsubscribe()
     await hass.async_add_executor_job(mosquitto.stop)
     await wait_for(lambda: not mqtt.is_connected(hass), "HA disconnected")
     result = await hass.config_entries.flow.async_init(
