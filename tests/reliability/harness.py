@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 import json
 from pathlib import Path
 from typing import Any
@@ -132,7 +132,3 @@ class GatedPlanner:
 
     def prepare(self, offer: Offer) -> None:
         return None
-
-
-def with_api(config: RuntimeConfig, **changes: Any) -> RuntimeConfig:
-    return replace(config, api=replace(config.api, **changes))

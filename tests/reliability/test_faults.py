@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import AsyncIterator, Callable
 import json
 from pathlib import Path
 import re
 import threading
+from typing import Any
 
 from homeassistant.core import Event, HomeAssistant, ServiceCall
 import pytest
@@ -19,7 +21,7 @@ import pytest
 from botpsy_agent.audit.read import AuditReader
 from botpsy_agent.health import HealthState, check_health
 from botpsy_agent.llm.engine import LlamaEngine
-from botpsy_agent.llm.worker import ModelTimeout, ModelUnavailable
+from botpsy_agent.llm.worker import Job, ModelTimeout, ModelUnavailable
 from devkit.mosquitto import MosquittoBroker
 from tests.agent.support import call
 from tests.ha_bridge import wait_until
@@ -40,8 +42,6 @@ from tests.reliability.harness import (
 
 REQUEST = f"{ROOT}/request"
 STATS = f"{ROOT}/stats"
-
-
 TABLET_REQUEST = f"{REQUEST}/kids-tablet"
 TABLET_RESPONSE = f"{RESPONSE}/kids-tablet"
 
@@ -62,19 +62,20 @@ def service_calls(hass: HomeAssistant, domain: str, service: str) -> list[Event]
     return calls
 
 
-async def stats_with(client: ApiClient, check: object) -> dict[str, object]:
-    message = await client.expect(STATS, lambda m: bool(check(m.json())))  # type: ignore[operator]
-    stats: dict[str, object] = message.json()
+async def stats_with(client: ApiClient, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The next stats message (what HA's Health sensor reads) for which `check` holds."""
+    message = await client.expect(STATS, lambda m: check(m.json()))
+    stats: dict[str, Any] = message.json()
     return stats
 
 
 @pytest.fixture
-async def client(mosquitto: MosquittoBroker) -> ApiClient:
+async def client(mosquitto: MosquittoBroker) -> AsyncIterator[ApiClient]:
     api_client = ApiClient(mosquitto)
     await api_client.connect()
     await api_client.subscribe(f"{RESPONSE}/#", STATS)
     api_client.patience_s = 15
-    yield api_client  # type: ignore[misc]
+    yield api_client
     await api_client.close()
 
 
@@ -159,7 +160,7 @@ async def test_ha_dropping_mid_action_answers_once_never_retries_and_reconnects(
         assert "may or may not have happened" in action["error"]["message"]
         await wait_until(lambda: "ha:" in app.health.snapshot.detail, 5)
         degraded = await stats_with(client, lambda s: s.get("health") == "degraded")
-        assert any("Home Assistant" in p for p in degraded["problems"])  # type: ignore[attr-defined]
+        assert any("Home Assistant" in p for p in degraded["problems"])
 
         client.publish(REQUEST, request)  # the client retries the same request: not re-run
         assert (await client.response(RESPONSE, "h1"))["status"] == "error"
@@ -176,7 +177,7 @@ async def test_ha_dropping_mid_action_answers_once_never_retries_and_reconnects(
         assert answers_per_id(client) == {"h1": 2, "h2": 1}
 
 
-def _hanging_job(release: threading.Event, started: threading.Event) -> object:
+def _hanging_job(release: threading.Event, started: threading.Event) -> Job[str]:
     def job(engine: LlamaEngine, cancel: threading.Event) -> str:  # ignores `cancel`
         started.set()
         release.wait(30)
@@ -194,19 +195,19 @@ def _crashing_job(engine: LlamaEngine, cancel: threading.Event) -> str:
     raise _ThreadKiller
 
 
-async def _model_answers(client: ApiClient, request_id: str) -> dict[str, object]:
+async def _model_answers(client: ApiClient, request_id: str) -> dict[str, Any]:
     """A model-path request of the kids' tablet (a small prompt: one room), as a dry run:
     the tiny model's random calls change nothing."""
     client.publish(
         TABLET_REQUEST, {"id": request_id, "text": "hmm, what about sam?", "dry_run": True}
     )
-    answer: dict[str, object] = await client.response(TABLET_RESPONSE, request_id)
+    answer: dict[str, Any] = await client.response(TABLET_RESPONSE, request_id)
     return answer
 
 
-def _not_from_a_broken_model(answer: dict[str, object]) -> bool:
+def _not_from_a_broken_model(answer: dict[str, Any]) -> bool:
     error = answer.get("error") or {}
-    return answer["path"] == "model" and error.get("code") not in {  # type: ignore[union-attr]
+    return answer["path"] == "model" and error.get("code") not in {
         "timeout",
         "model_unavailable",
         "busy",
@@ -244,10 +245,10 @@ async def test_a_hung_or_crashed_model_worker_is_replaced_while_the_fast_path_se
 
         if fault == "hang":
             with pytest.raises(ModelTimeout):  # the job overstays; its cancel is ignored
-                await first.run(_hanging_job(release, started), timeout_s=0.2)  # type: ignore[arg-type]
+                await first.run(_hanging_job(release, started), timeout_s=0.2)
             # A model request now waits behind the stuck job: answered when it is replaced.
             waiting = await _model_answers(client, "m-stuck")
-            assert waiting["error"]["code"] == "model_unavailable", waiting  # type: ignore[index]
+            assert waiting["error"]["code"] == "model_unavailable", waiting
         else:
             with pytest.raises(ModelUnavailable):
                 await first.run(_crashing_job, timeout_s=5)
@@ -324,7 +325,7 @@ async def test_an_invalid_policy_edit_keeps_the_rules_in_force_until_it_is_fixed
         await wait_until(lambda: "policy:" in app.health.snapshot.detail, 5)
         assert re.search(r"policy\.yaml:\d+: YAML syntax error", app.health.snapshot.detail)
         stats = await stats_with(client, lambda s: s.get("health") == "degraded")
-        assert any("invalid policy file" in p for p in stats["problems"])  # type: ignore[attr-defined]
+        assert any("invalid policy file" in p for p in stats["problems"])
 
         # The old rules still hold: the kids' tablet may not touch the kitchen.
         client.publish(tablet, {"id": "p1", "text": "turn on the kitchen lights"})

@@ -69,7 +69,7 @@ def entity_name(entity_id: str) -> Plant:
 
 def entity_alias(entity_id: str) -> Plant:
     async def plant(hass: HomeAssistant, bridge: HaBridge, text: str) -> None:
-        er.async_get(hass).async_update_entity(entity_id, aliases={er.COMPUTED_NAME, text})
+        er.async_get(hass).async_update_entity(entity_id, aliases=[er.COMPUTED_NAME, text])
         await wait_until(
             lambda: any(TRIGGER in a for a in bridge.index.home.entities[entity_id].aliases), 5
         )
