@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from botpsy_agent.llm.engine import EngineError, LlamaEngine
+from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
 from botpsy_agent.llm.model_info import ModelFileError, ToolFormat, read_model_info
 from botpsy_agent.llm.prompt import build_prefix
 from devkit.tiny_gguf import TINY_QWEN35, write_model
 from tool_schemas.catalog import TOOLS, tool_json_schema
 
+STDERR = Path("/proc/self/fd/2")
 SCHEMAS = [tool_json_schema(TOOLS[name]) for name in ("turn_on", "turn_off", "ask_user")]
 
 
@@ -151,3 +153,26 @@ def _strip_template(path: Path, template: str) -> None:
     writer.write_tensors_to_file()
     writer.close()
     out.replace(path)
+
+
+def test_loading_a_model_leaves_the_process_output_where_it_is(tiny_qwen35_gguf: Path) -> None:
+    """Other threads' log lines are not lost while a model loads: llama-cpp-python's quiet
+    mode would point file descriptors 1 and 2 at /dev/null for the whole process."""
+    where = []
+
+    class WhereStderrPoints(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            where.append(str(STDERR.readlink()))
+
+    spy, logger = WhereStderrPoints(), logging.getLogger("llama_cpp")
+    level = logger.level
+    logger.addHandler(spy)
+    logger.setLevel(logging.DEBUG)
+    before = str(STDERR.readlink())
+    try:
+        LlamaEngine(EngineSettings(tiny_qwen35_gguf, context_length=512)).close()
+    finally:
+        logger.removeHandler(spy)
+        logger.setLevel(level)
+    assert len(where) > 10  # llama.cpp logs while it loads, from inside the loading call
+    assert set(where) == {before}

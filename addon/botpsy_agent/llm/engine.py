@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 
 from botpsy_agent.llm.grammar import Grammar
-from botpsy_agent.llm.logs import route_llama_logs
+from botpsy_agent.llm.logs import open_llama
 from botpsy_agent.llm.model_info import ModelInfo, physical_cores, read_model_info
 from botpsy_agent.llm.template import ChatTemplate
 
@@ -117,14 +117,11 @@ class LlamaEngine:
     """One loaded model."""
 
     def __init__(self, settings: EngineSettings, info: ModelInfo | None = None) -> None:
-        from llama_cpp import Llama
-
-        route_llama_logs()
         self.settings = settings
         self.info = info or read_model_info(settings.model_path)
         threads = settings.threads or physical_cores()
         started = time.monotonic()
-        self._llm = Llama(
+        self._llm = open_llama(
             model_path=str(settings.model_path),
             n_ctx=settings.context_length,
             n_batch=settings.batch_size,
@@ -134,7 +131,6 @@ class LlamaEngine:
             flash_attn=settings.flash_attention,
             seed=settings.seed,
             use_mmap=True,
-            verbose=False,
         )
         self.load_seconds = time.monotonic() - started
         self.threads = threads

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import io
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
 
 _log_callback: Any = None
 
@@ -24,3 +29,20 @@ def route_llama_logs() -> None:
 
     _log_callback = _callback
     llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
+
+
+def open_llama(**params: Any) -> Llama:
+    """A `Llama` that prints nothing and leaves the process's output alone.
+
+    Its quiet mode (verbose=False) points file descriptors 1 and 2 at /dev/null while a model
+    loads, for the whole process: other threads' log lines (the app's own, security events
+    included) would be lost. So it loads verbose, with its few Python prints caught here and
+    llama.cpp's own lines routed to logging, and is quiet afterwards.
+    """
+    from llama_cpp import Llama
+
+    route_llama_logs()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        llm = Llama(**params, verbose=True)
+    llm.verbose = False  # no timing prints after each generation
+    return llm

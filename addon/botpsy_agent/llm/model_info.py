@@ -68,18 +68,15 @@ def tool_format_of(template: str) -> ToolFormat | None:
 
 def read_model_info(path: Path) -> ModelInfo:
     """Read a GGUF's metadata (vocabulary only: fast), or raise `ModelFileError`."""
-    from llama_cpp import Llama
+    from botpsy_agent.llm.logs import open_llama
 
-    from botpsy_agent.llm.logs import route_llama_logs
-
-    route_llama_logs()
     if not path.is_file():
         raise ModelFileError(f"model file {path} does not exist")
     with path.open("rb") as handle:
         if handle.read(4) != b"GGUF":
             raise ModelFileError(f"{path} is not a GGUF file (wrong magic bytes)")
     try:
-        vocab = Llama(model_path=str(path), vocab_only=True, verbose=False)
+        vocab = open_llama(model_path=str(path), vocab_only=True)
     except (ValueError, RuntimeError) as err:
         raise ModelFileError(f"llama.cpp cannot read {path}: {err}") from None
     metadata: dict[str, str] = dict(vocab.metadata)
