@@ -269,11 +269,7 @@ class LlamaEngine:
                     if not np.isfinite(allowed[token]):
                         raise EngineError("the grammar allows no token here")
                 llama_cpp.llama_sampler_accept(sampler, token)
-                if self._is_end(token):
-                    finish = "stop"
-                    break
-                generated.append(token)
-                if stop and any(s in self.detokenize(generated[-8:]) for s in stop):
+                if self._take(token, generated, stop):
                     finish = "stop"
                     break
                 if len(generated) < max_tokens:
@@ -309,11 +305,7 @@ class LlamaEngine:
             if cancel is not None and cancel.is_set():
                 finish = "cancelled"
                 break
-            if self._is_end(token):
-                finish = "stop"
-                break
-            generated.append(token)
-            if stop and any(s in self.detokenize(generated[-8:]) for s in stop):
+            if self._take(token, generated, stop):
                 finish = "stop"
                 break
             if len(generated) >= max_tokens:
@@ -413,6 +405,14 @@ class LlamaEngine:
         count = len(snapshot.tokens)
         self._llm.input_ids[:count] = snapshot.tokens
         self._llm.n_tokens = count
+
+    def _take(self, token: int, generated: list[int], stop: tuple[str, ...]) -> bool:
+        """Keep a generated token; True when generation ends with it (an end-of-generation
+        token, which is not kept, or a stop string)."""
+        if self._is_end(token):
+            return True
+        generated.append(token)
+        return any(s in self.detokenize(generated[-8:]) for s in stop)
 
     def _is_end(self, token: int) -> bool:
         import llama_cpp
