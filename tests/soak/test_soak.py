@@ -12,9 +12,6 @@ from datetime import UTC, datetime
 import json
 import os
 from pathlib import Path
-import shutil
-import signal
-import sys
 import threading
 import time
 from typing import Any
@@ -27,11 +24,9 @@ import pytest
 
 from bench import machine
 from bench.soak_report import memory_trend, write_report
-from botpsy_agent.config import ModelChoice
 from botpsy_agent.health import check_health
-from botpsy_agent.models.catalog import CATALOG
 from devkit.mosquitto import MosquittoBroker
-from devkit.supervisor import MqttServiceData, SupervisorStandIn
+from tests.app_process import app_options, app_process
 from tests.ha_bridge import wait_until
 from tests.ha_home import HaHome
 from tests.ha_server import HomeAssistantApiServer
@@ -93,92 +88,46 @@ async def test_soak(
     tiny_qwen35_gguf: Path,
     tmp_path: Path,
 ) -> None:
-    config_dir, data_dir, run_dir = tmp_path / "config", tmp_path / "data", tmp_path / "run"
-    for folder in (config_dir / "models", data_dir, run_dir):
-        folder.mkdir(parents=True)
-    shutil.copy(tiny_qwen35_gguf, config_dir / "models" / CATALOG[ModelChoice.Q4_K_M].file_name)
-    (config_dir / "policy.yaml").write_text(soak_policy())
-    options = {
-        "model": "Q4_K_M",
-        "offline": True,
-        "threads": 2,
-        "context_length": 16384,
-        "thinking_budget": 0,
-        "languages": ["en"],
-        "policy_file": "policy.yaml",
-        "instance": INSTANCE,
-        "log_level": "info",
-        "audit_message_bodies": False,
-        "rate_limits": {"per_principal": 600, "global": 6000},
-        "mqtt": {},
-    }
-    (data_dir / "options.json").write_text(json.dumps(options))
-    supervisor = SupervisorStandIn(mqtt=MqttServiceData(mosquitto.host, mosquitto.port))
-    await supervisor.start()
-    env = {
-        **os.environ,
-        "SUPERVISOR_TOKEN": supervisor.token,
-        "BOTPSY_SUPERVISOR_URL": supervisor.url,
-        "BOTPSY_HA_URL": ha_api.url,
-        "BOTPSY_HA_TOKEN": ha_api.token,
-        "BOTPSY_CONFIG_DIR": str(config_dir),
-        "BOTPSY_DATA_DIR": str(data_dir),
-        "BOTPSY_RUN_DIR": str(run_dir),
-    }
-    log_path = tmp_path / "app.log"
-    log = log_path.open("wb")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "botpsy_agent",
-        "serve",
-        "--options",
-        str(data_dir / "options.json"),
-        env=env,
-        stdout=log,
-        stderr=log,
-    )
+    options = app_options(INSTANCE, rate_limits={"per_principal": 600, "global": 6000})
     ledger = Ledger()
     clients: list[LoadClient] = []
     stats: StatsWatcher | None = None
-    try:
-        await wait_until(lambda: check_health(run_dir / "health.json").healthy, timeout_s=90)
-        app = psutil.Process(process.pid)
-        stats = await asyncio.to_thread(StatsWatcher, mosquitto)
-        for n in range(CLIENTS):
-            client = await asyncio.to_thread(
-                LoadClient,
-                mosquitto.host,
-                mosquitto.port,
-                ROOT,
-                f"soak-{n}",
-                ledger,
-                model_share=MODEL_SHARE,
-                seed=n,
-            )
-            clients.append(client)
-            await asyncio.to_thread(client.wait_ready)
-        result = await _run_load(app, clients, ledger, stats)
-        await asyncio.to_thread(_wait_drained, ledger)
-    finally:
-        for client in clients:
-            await asyncio.to_thread(client.close)
-        if stats is not None:
-            await asyncio.to_thread(stats.close)
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), 30)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
-        log.close()
-        await supervisor.stop()
+    async with app_process(
+        tmp_path,
+        options=options,
+        policy=soak_policy(),
+        gguf=tiny_qwen35_gguf,
+        ha_api=ha_api,
+        mosquitto=mosquitto,
+    ) as started:
+        try:
+            await wait_until(lambda: check_health(started.health_file).healthy, timeout_s=90)
+            app = psutil.Process(started.process.pid)
+            stats = await asyncio.to_thread(StatsWatcher, mosquitto)
+            for n in range(CLIENTS):
+                client = await asyncio.to_thread(
+                    LoadClient,
+                    mosquitto.host,
+                    mosquitto.port,
+                    ROOT,
+                    f"soak-{n}",
+                    ledger,
+                    model_share=MODEL_SHARE,
+                    seed=n,
+                )
+                clients.append(client)
+                await asyncio.to_thread(client.wait_ready)
+            result = await _run_load(app, clients, ledger, stats)
+            await asyncio.to_thread(_wait_drained, ledger)
+        finally:
+            for client in clients:
+                await asyncio.to_thread(client.close)
+            if stats is not None:
+                await asyncio.to_thread(stats.close)
+    process = started.process
 
     counts = ledger.summary()
-    errors = [
-        line for line in log_path.read_text(errors="replace").splitlines() if " ERROR " in line
-    ]
+    errors = [line for line in started.log().splitlines() if " ERROR " in line]
     result.update(
         counts=counts,
         max_in_flight=stats.max_in_flight if stats else None,
