@@ -7,6 +7,7 @@ A test runs `--check`: a stale export fails it.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Mapping
 import json
 from pathlib import Path
 import sys
@@ -27,37 +28,48 @@ def rendered() -> dict[str, str]:
     return files
 
 
+def differing(files: Mapping[str, str]) -> list[str]:
+    """The names in `files` whose export in JSON_DIR is missing or different."""
+    return [
+        name
+        for name, text in files.items()
+        if not (JSON_DIR / name).exists() or (JSON_DIR / name).read_text() != text
+    ]
+
+
 def stale_files() -> list[str]:
     """Exports that are missing, different or no longer belong to a tool."""
     wanted = rendered()
-    stale = [
-        name
-        for name, text in wanted.items()
-        if not (JSON_DIR / name).exists() or (JSON_DIR / name).read_text() != text
-    ]
     tool_files = {p.name for p in JSON_DIR.glob("*.json")} if JSON_DIR.exists() else set()
-    stale += sorted(n for n in tool_files - set(wanted) if not n.startswith("mqtt_"))
-    return stale
+    obsolete = sorted(n for n in tool_files - set(wanted) if not n.startswith("mqtt_"))
+    return differing(wanted) + obsolete
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+def export_command(
+    argv: list[str] | None,
+    description: str | None,
+    files: Callable[[], dict[str, str]],
+    stale: Callable[[], list[str]],
+) -> int:
+    """Write `files` to JSON_DIR (removing stale names it no longer makes), or with --check
+    list what is stale and fail."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--check", action="store_true", help="fail if an export is stale")
     args = parser.parse_args(argv)
     if args.check:
-        stale = stale_files()
-        for name in stale:
+        for name in stale():
             print(f"stale: tool_schemas/json/{name}", file=sys.stderr)
-        return 1 if stale else 0
+        return 1 if stale() else 0
     JSON_DIR.mkdir(exist_ok=True)
-    for name in stale_files():
-        if name not in rendered():
+    wanted = files()
+    for name in stale():
+        if name not in wanted:
             (JSON_DIR / name).unlink()
-    for name, text in rendered().items():
+    for name, text in wanted.items():
         (JSON_DIR / name).write_text(text)
-    print(f"wrote {len(TOOLS)} tool schemas to {JSON_DIR}")
+    print(f"wrote {', '.join(sorted(wanted))} to {JSON_DIR}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(export_command(None, __doc__, rendered, stale_files))

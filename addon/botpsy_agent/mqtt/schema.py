@@ -7,7 +7,6 @@ A test runs the check: a stale export fails it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from typing import Any
@@ -18,7 +17,7 @@ from botpsy_agent.mqtt.codes import ErrorCode
 from botpsy_agent.mqtt.settings import ApiSettings
 from botpsy_agent.mqtt.wire import MAX_TS, request_fields
 from botpsy_agent.protocol import AgentResponse
-from tool_schemas.export import JSON_DIR
+from tool_schemas.export import differing, export_command
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _JSON_TYPES = {str: "string", int: "integer", bool: "boolean"}
@@ -82,27 +81,8 @@ def rendered() -> dict[str, str]:
 
 
 def stale_files() -> list[str]:
-    return [
-        name
-        for name, text in rendered().items()
-        if not (JSON_DIR / name).exists() or (JSON_DIR / name).read_text() != text
-    ]
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--check", action="store_true", help="fail if an export is stale")
-    args = parser.parse_args(argv)
-    if args.check:
-        stale = stale_files()
-        for name in stale:
-            print(f"stale: tool_schemas/json/{name}", file=sys.stderr)
-        return 1 if stale else 0
-    for name, text in rendered().items():
-        (JSON_DIR / name).write_text(text)
-    print(f"wrote {', '.join(rendered())} to {JSON_DIR}")
-    return 0
+    return differing(rendered())
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(export_command(None, __doc__, rendered, stale_files))
