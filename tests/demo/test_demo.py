@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+import signal
 import subprocess
 import sys
 
+import psutil
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -78,3 +80,36 @@ def test_the_dashboards_assist_reaches_the_app_through_our_integration(tmp_path:
     assert "[action_done · via HA's Assist" in via_assist
     assert "botpsy> Kitchen light: on." in out[out.index("requests now go via mqtt") :]
     assert "Security event" not in out + result.stderr  # the integration's test is expected
+
+
+@pytest.mark.usefixtures("socket_enabled")
+def test_ctrl_c_at_the_prompt_stops_everything_and_leaves_no_process(tmp_path: Path) -> None:
+    env = {**os.environ, "BOTPSY_DEMO_RUN": str(tmp_path / "run")}
+    demo_process = subprocess.Popen(
+        [sys.executable, "-m", "demo", "--stand-in"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=REPO,
+        env=env,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    assert demo_process.stdout is not None
+    try:
+        for line in demo_process.stdout:
+            if "type a request" in line:
+                break
+        children = psutil.Process(demo_process.pid).children(recursive=True)
+        assert len(children) >= 2  # Home Assistant and Mosquitto
+        assert "mosquitto" in {child.name() for child in children}
+        os.killpg(demo_process.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends
+        rest, _ = demo_process.communicate(timeout=60)
+    finally:
+        if demo_process.poll() is None:
+            os.killpg(demo_process.pid, signal.SIGKILL)
+            demo_process.wait()
+    assert demo_process.returncode == 130
+    assert "stopping Home Assistant" in rest and "stopping Mosquitto" in rest
+    _, alive = psutil.wait_procs(children, timeout=5)
+    assert alive == []
