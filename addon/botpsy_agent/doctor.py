@@ -128,9 +128,9 @@ async def _home_assistant(environ: Mapping[str, str]) -> Check:
     report = await self_check(endpoint, timeout_s=10)
     if not report.ok:
         assert report.problem is not None
-        fix = "set homeassistant_api: true (app) or use a valid long-lived token"
-        if report.problem.code != "unauthorized":
-            fix = "check that Home Assistant is running and reachable"
+        fix = "check that Home Assistant is running and reachable"
+        if report.token_rejected:
+            fix = "set homeassistant_api: true (app) or use a valid long-lived token"
         return Check("Home Assistant", False, f"{endpoint.rest_url}: {report.problem.message}", fix)
     return Check(
         "Home Assistant",

@@ -127,7 +127,7 @@ class App:
         report = await self_check(config.ha)
         if report.ok:
             _LOGGER.info("Home Assistant %s (%s)", report.version, report.location_name)
-        elif report.problem is not None and report.problem.code == "unauthorized":
+        elif report.problem is not None and report.token_rejected:
             raise StartupProblem(
                 f"Home Assistant refused the app's token: {report.problem.message}"
             )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 import json
 from pathlib import Path
 import re
@@ -16,12 +17,14 @@ import threading
 from typing import Any
 
 from homeassistant.core import Event, HomeAssistant, ServiceCall
+from homeassistant.setup import async_setup_component
 import pytest
 
 from botpsy_agent.audit.read import AuditReader
 from botpsy_agent.health import HealthState, check_health
 from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.worker import Job, ModelTimeout, ModelUnavailable
+from botpsy_agent.runtime import App, StartupProblem
 from devkit.mosquitto import MosquittoBroker
 from tests.agent.support import call
 from tests.ha_bridge import wait_until
@@ -360,3 +363,19 @@ def test_the_health_file_that_cannot_be_written_fails_cleanly_and_recovers(
     health.beat()
     assert health.write_error is None
     assert json.loads(health.path.read_text())["detail"] == "still running"
+
+
+async def test_a_token_home_assistant_refuses_stops_the_start_with_one_clear_line(
+    hass: HomeAssistant,
+    ha_api: HomeAssistantApiServer,
+    mosquitto: MosquittoBroker,
+    tmp_path: Path,
+) -> None:
+    assert await async_setup_component(hass, "api", {})  # HA's REST API, as in every HA
+    config = app_config(ha_api, mosquitto, tmp_path)
+    app = App(replace(config, ha=replace(config.ha, token="not-a-token")))
+    try:
+        with pytest.raises(StartupProblem, match="Home Assistant refused the app's token"):
+            await app.start()
+    finally:
+        await app.stop()

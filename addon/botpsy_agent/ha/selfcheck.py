@@ -21,6 +21,8 @@ from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.protocol import ErrorInfo
 
 _LOGGER = logging.getLogger(__name__)
+AUTH_FAILED = "auth_failed"
+"""The problem's code when HA refused the token (as `HaAuthFailed` says it)."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,11 @@ class SelfCheckReport:
     location_name: str | None = None
     time_zone: str | None = None
     problem: ErrorInfo | None = None
+
+    @property
+    def token_rejected(self) -> bool:
+        """HA refused the token: trying again, or over the WebSocket API, cannot help."""
+        return self.problem is not None and self.problem.code == AUTH_FAILED
 
 
 async def self_check(endpoint: HaEndpoint, timeout_s: float = 10.0) -> SelfCheckReport:
@@ -49,7 +56,7 @@ async def self_check(endpoint: HaEndpoint, timeout_s: float = 10.0) -> SelfCheck
             ) as api:  # entering checks GET /api/ ("API running.")
                 config = await api.get_config()
     except UnauthorizedError:
-        return _failed("auth_failed", "Home Assistant rejected the access token")
+        return _failed(AUTH_FAILED, "Home Assistant rejected the access token")
     except TimeoutError:
         return _failed("unreachable", f"Home Assistant did not answer within {timeout_s:g} s")
     except (HomeassistantAPIError, OSError) as err:
