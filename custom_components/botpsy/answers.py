@@ -75,11 +75,13 @@ def answer_for(response: dict[str, Any]) -> Answer:  # noqa: PLR0911 - one case 
         return Answer(
             "",
             intent.IntentResponseErrorCode.FAILED_TO_HANDLE,
-            "not_authorized",
-            {"code": str(code)},
+            translation_key="not_authorized",
+            placeholders={"code": str(code)},
         )
     if status == "busy":
-        return Answer("", intent.IntentResponseErrorCode.FAILED_TO_HANDLE, "agent_busy")
+        return Answer(
+            "", intent.IntentResponseErrorCode.FAILED_TO_HANDLE, translation_key="agent_busy"
+        )
     if status == "refused":
         nothing_fits = any(
             isinstance(action, dict) and action.get("tool") == "no_tool_fits"
@@ -95,7 +97,7 @@ def answer_for(response: dict[str, Any]) -> Answer:  # noqa: PLR0911 - one case 
         return Answer(
             "",
             intent.IntentResponseErrorCode.FAILED_TO_HANDLE,
-            "agent_error",
-            {"code": str(code or status), "message": speech},
+            translation_key="agent_error",
+            placeholders={"code": str(code or status), "message": speech},
         )
     return Answer(speech, intent.IntentResponseErrorCode.FAILED_TO_HANDLE)

@@ -16,7 +16,7 @@ from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 from homeassistant.helpers import config_validation as cv
 import probatio
 
-from .answers import AUTH_CODES, error_code_of
+from .answers import answer_for, error_code_of
 from .const import DOMAIN
 from .link import AgentLink, Ask
 
@@ -108,22 +108,22 @@ async def _acting_user(hass: HomeAssistant, call: ServiceCall) -> str | None:
 
 
 def _raise_for_failure(response: dict[str, Any]) -> None:
-    """An answer that is no decision of the agent's is an error of the action."""
-    status, code = response.get("status"), error_code_of(response)
-    if code in AUTH_CODES:
+    """What Assist says from this integration's translations (the answer is no decision of
+    the agent's) is an error of the action; so is an error the agent phrased itself, which
+    Assist says as it is."""
+    answer = answer_for(response)
+    if answer.translation_key is not None:
         raise HomeAssistantError(
             translation_domain=DOMAIN,
-            translation_key="not_authorized",
-            translation_placeholders={"code": str(code)},
+            translation_key=answer.translation_key,
+            translation_placeholders=answer.placeholders,
         )
-    if status == "busy":
-        raise HomeAssistantError(translation_domain=DOMAIN, translation_key="agent_busy")
-    if status == "error":
+    if response.get("status") == "error":
         raise HomeAssistantError(
             translation_domain=DOMAIN,
             translation_key="agent_error",
             translation_placeholders={
-                "code": str(code or status),
-                "message": str(response.get("speech") or ""),
+                "code": error_code_of(response) or "error",
+                "message": answer.speech,
             },
         )
