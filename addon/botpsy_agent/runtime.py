@@ -124,14 +124,12 @@ class App:
         config = self.config
         self._unsubscribe.append(self.client.add_state_listener(self._ha_state))
         _LOGGER.info("Checking Home Assistant's API…")
-        report = await self_check(config.ha)
-        if report.ok:
-            _LOGGER.info("Home Assistant %s (%s)", report.version, report.location_name)
-        elif report.problem is not None and report.token_rejected:
+        report = await self_check(config.ha)  # logs which HA answered, or why none did
+        if report.problem is not None and report.token_rejected:
             raise StartupProblem(
                 f"Home Assistant refused the app's token: {report.problem.message}"
             )
-        else:
+        if not report.ok:
             _LOGGER.warning(
                 "Home Assistant's REST API: %s; trying its WebSocket API", report.problem
             )
@@ -140,7 +138,7 @@ class App:
         await self.client.start()
         await self.client.wait_connected(HA_START_TIMEOUT_S)
         await self.index.wait_synced(HA_START_TIMEOUT_S)
-        self.time_zone = await self._home_time_zone()
+        self.time_zone = await self._home_time_zone(report.time_zone)
         _LOGGER.info(
             "Home Assistant: %d entities, %d areas",
             len(self.index.home.entities),
@@ -361,10 +359,12 @@ class App:
         path.write_text(default_policy_yaml(users), encoding="utf-8")
         _LOGGER.info("Wrote a first policy for %d users to %s (edit it freely)", len(users), path)
 
-    async def _home_time_zone(self) -> tzinfo:
+    async def _home_time_zone(self, known: str | None) -> tzinfo:
+        """HA's time zone: the one the self-check read, else HA's config over the WebSocket."""
         try:
-            config = await self.client.call({"type": "get_config"})
-            return ZoneInfo(str(config["time_zone"]))
+            if known is None:
+                known = str((await self.client.call({"type": "get_config"}))["time_zone"])
+            return ZoneInfo(known)
         except (HaError, KeyError, TypeError, ZoneInfoNotFoundError) as err:
             _LOGGER.warning("Home Assistant's time zone is unknown (%s); using UTC", err)
             return ZoneInfo("UTC")
