@@ -89,7 +89,7 @@ class AgentLink:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
-        self._fail_pending("agent_offline")
+        self._fail_pending()
 
     @callback
     def add_listener(self, listener: Callable[[], None]) -> CALLBACK_TYPE:
@@ -225,7 +225,7 @@ class AgentLink:
         self.online = online
         if not online:
             LOGGER.warning("The BotPsy app %s is offline", self.instance)
-            self._fail_pending("agent_offline")
+            self._fail_pending()
         else:
             LOGGER.info("The BotPsy app %s is online", self.instance)
         self._notify()
@@ -267,11 +267,12 @@ class AgentLink:
         while len(self._origins) > ORIGINS_KEPT:
             self._origins.popitem(last=False)
 
-    def _fail_pending(self, translation_key: str) -> None:
+    def _fail_pending(self) -> None:
+        """The app went offline (or the entry unloads): no request waits for its timeout."""
         for pending in self._pending.values():
             if not pending.done():
                 pending.set_exception(
-                    AgentUnavailable(translation_domain=DOMAIN, translation_key=translation_key)
+                    AgentUnavailable(translation_domain=DOMAIN, translation_key="agent_offline")
                 )
 
     def _notify(self) -> None:
