@@ -12,10 +12,10 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.setup import async_setup_component
 from llama_cpp import Llama, LlamaGrammar
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from devkit.mosquitto import MosquittoBroker
 from tests.conftest import AGENT_USER, KITCHEN_USER
+from tests.ha_mqtt import ha_subscribe, set_up_ha_mqtt
 from tests.ha_server import HomeAssistantApiServer
 from tests.mqtt_probe import MqttProbe
 
@@ -85,13 +85,8 @@ def test_acl_broker_refuses_bad_password_and_enforces_topics(
 async def test_ha_sets_up_conversation_and_mqtt_on_the_real_broker(
     hass: HomeAssistant, mosquitto: MosquittoBroker
 ) -> None:
-    assert await async_setup_component(hass, "homeassistant", {})
+    entry = await set_up_ha_mqtt(hass, mosquitto)
     assert await async_setup_component(hass, "conversation", {})
-    entry = MockConfigEntry(domain="mqtt", data={"broker": mosquitto.host, "port": mosquitto.port})
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    assert await mqtt.async_wait_for_mqtt_client(hass)
 
     received: asyncio.Queue[str] = asyncio.Queue()
 
@@ -99,10 +94,7 @@ async def test_ha_sets_up_conversation_and_mqtt_on_the_real_broker(
     def on_message(message: mqtt.ReceiveMessage) -> None:
         received.put_nowait(str(message.payload))
 
-    subscribed = asyncio.Event()
-    unsubscribe = await mqtt.async_subscribe(hass, "botpsy/from-outside", on_message, qos=1)
-    mqtt.async_on_subscribe_done(hass, "botpsy/from-outside", 1, subscribed.set)
-    await asyncio.wait_for(subscribed.wait(), 10)
+    unsubscribe = await ha_subscribe(hass, "botpsy/from-outside", on_message)
 
     probe = MqttProbe(mosquitto.host, mosquitto.port)
     await hass.async_add_executor_job(probe.connect)

@@ -8,7 +8,6 @@ secret the app already holds (the config flow tests pair for real instead).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,6 @@ from homeassistant.components import mqtt
 from homeassistant.components.mqtt import client as mqtt_client
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, callback
-from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -31,6 +29,7 @@ from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.mosquitto import MosquittoBroker
 from tests.ha_home import HaHome
+from tests.ha_mqtt import set_up_ha_mqtt, wait_for
 from tests.ha_server import HomeAssistantApiServer
 
 INSTANCE = "test"
@@ -73,15 +72,6 @@ def auto_enable_custom_integrations(enable_custom_integrations: None, hass_owner
     owner (an admin): the owner exists first, so the test home's Min-ji is a plain user."""
 
 
-async def wait_for(check: Callable[[], object], what: str, timeout_s: float = 10.0) -> None:
-    try:
-        async with asyncio.timeout(timeout_s):
-            while not check():  # noqa: ASYNC110 - HA state follows the broker
-                await asyncio.sleep(0.02)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
-
-
 @pytest.fixture
 async def mqtt_entry(
     hass: HomeAssistant, mosquitto: MosquittoBroker, monkeypatch: pytest.MonkeyPatch
@@ -90,12 +80,7 @@ async def mqtt_entry(
     # HA subscribes in 0.5 s batches until 5 s of discovery silence after its start, then
     # in 0.1 s batches; a shorter silence changes nothing else and keeps the tests quick.
     monkeypatch.setattr(mqtt_client, "DISCOVERY_COOLDOWN", 0.1)
-    assert await async_setup_component(hass, "homeassistant", {})
-    entry = MockConfigEntry(domain="mqtt", data={"broker": mosquitto.host, "port": mosquitto.port})
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    assert await mqtt.async_wait_for_mqtt_client(hass)
+    entry = await set_up_ha_mqtt(hass, mosquitto)
     # HA announces itself (its birth message) once it is up, and the app answers with its
     # HA discovery. Waiting for the birth first means the app's device is discovered once,
     # not twice at the same moment (which HA's MQTT platform set-up does not survive).

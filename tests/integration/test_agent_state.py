@@ -16,7 +16,8 @@ from custom_components.botpsy import const
 from custom_components.botpsy.const import DOMAIN
 from custom_components.botpsy.link import AgentLink
 from tests.ha_home import HaHome
-from tests.integration.conftest import INSTANCE, AppRunner, SetupEntry, wait_for
+from tests.ha_mqtt import wait_for
+from tests.integration.conftest import INSTANCE, AppRunner, SetupEntry
 from tests.integration.test_conversation import process, speech
 
 OFFLINE_EN = "The BotPsy assistant is offline. Check that the BotPsy app is running."

@@ -13,7 +13,8 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from botpsy_agent.mqtt.settings import ApiSettings
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from tests.ha_home import HaHome
-from tests.integration.conftest import INSTANCE, AppRunner, SetupEntry, wait_for
+from tests.ha_mqtt import wait_for
+from tests.integration.conftest import INSTANCE, AppRunner, SetupEntry
 from tests.integration.test_conversation import state
 
 

@@ -22,7 +22,8 @@ from botpsy_agent.pairing import SupervisorAccess
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_PAIRING_CODE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.supervisor import SupervisorStandIn
-from tests.integration.conftest import INSTANCE, SECRET, AppRunner, unload, wait_for
+from tests.ha_mqtt import wait_for
+from tests.integration.conftest import INSTANCE, SECRET, AppRunner, unload
 
 CODE = re.compile(r"Pairing code for the BotPsy integration in Home Assistant: (\w{4}-\w{4})")
 

@@ -13,7 +13,8 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.botpsy.const import EVENT_ACTION
 from custom_components.botpsy.link import AgentLink
 from tests.ha_home import HaHome
-from tests.integration.conftest import AppRunner, SetupEntry, wait_for
+from tests.ha_mqtt import wait_for
+from tests.integration.conftest import AppRunner, SetupEntry
 
 AGENT = "conversation.botpsy_test"
 

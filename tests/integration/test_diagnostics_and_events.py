@@ -19,7 +19,8 @@ from custom_components.botpsy import logbook
 from custom_components.botpsy.const import DOMAIN, EVENT_ACTION
 from devkit.mosquitto import MosquittoBroker
 from tests.ha_home import HaHome
-from tests.integration.conftest import INSTANCE, SECRET, wait_for
+from tests.ha_mqtt import wait_for
+from tests.integration.conftest import INSTANCE, SECRET
 from tests.integration.test_ask import ask
 from tests.integration.test_conversation import capture_actions, process
 from tests.mqtt_probe import MqttProbe

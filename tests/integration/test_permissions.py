@@ -16,7 +16,8 @@ import yaml
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from tests.ha_home import HaHome
-from tests.integration.conftest import SECRET, AppRunner, SetupEntry, wait_for
+from tests.ha_mqtt import wait_for
+from tests.integration.conftest import SECRET, AppRunner, SetupEntry
 from tests.integration.test_ask import ask
 from tests.integration.test_conversation import process, speech, state
 

@@ -19,7 +19,8 @@ from custom_components.botpsy.link import AgentLink
 from custom_components.botpsy.pairing import PairingError, async_pair
 from devkit.mosquitto import MosquittoBroker
 from tests.ha_home import HaHome
-from tests.integration.conftest import INSTANCE, SECRET, SetupEntry, wait_for
+from tests.ha_mqtt import wait_for
+from tests.integration.conftest import INSTANCE, SECRET, SetupEntry
 from tests.integration.test_ask import ask
 from tests.integration.test_conversation import process, speech
 

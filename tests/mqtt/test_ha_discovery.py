@@ -4,19 +4,17 @@ device through discovery; its entities follow the app, and its button reaches th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 import json
 
 from homeassistant.components import mqtt
 from homeassistant.components.mqtt import client as mqtt_client
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import device_registry as dr, entity_registry as er
-from homeassistant.setup import async_setup_component
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from botpsy_agent.mqtt import ModelInfo
 from devkit.mosquitto import MosquittoBroker
+from tests.ha_mqtt import ha_subscribe, set_up_ha_mqtt, wait_for
 from tests.mqtt.agents import EchoAgent
 from tests.mqtt.conftest import INSTANCE, ROOT, StartService, plain_settings
 
@@ -31,15 +29,6 @@ ENTITIES = {
     "health": "sensor",
     "reload_model": "button",
 }
-
-
-async def _until(hass: HomeAssistant, check: Callable[[], bool], what: str) -> None:
-    try:
-        async with asyncio.timeout(10):
-            while not check():  # noqa: ASYNC110 - HA state changes arrive from the broker
-                await asyncio.sleep(0.05)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
 
 
 def _state(hass: HomeAssistant, key: str) -> str | None:
@@ -61,12 +50,7 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
     async def reload_model() -> None:
         presses.append(True)
 
-    assert await async_setup_component(hass, "homeassistant", {})
-    entry = MockConfigEntry(domain="mqtt", data={"broker": mosquitto.host, "port": mosquitto.port})
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    assert await mqtt.async_wait_for_mqtt_client(hass)
+    entry = await set_up_ha_mqtt(hass, mosquitto)
     service = await start_service(
         EchoAgent(),
         plain_settings(mosquitto),
@@ -78,13 +62,12 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
     def device() -> dr.DeviceEntry | None:
         return devices.async_get_device_by_identifier(("mqtt", DEVICE), entry.entry_id)
 
-    await _until(hass, lambda: device() is not None, "the device")
+    await wait_for(lambda: device() is not None, "the device")
     agent_device = device()
     assert agent_device is not None
     assert (agent_device.name, agent_device.manufacturer) == ("BotPsy agent", "BotPsy")
     entities = er.async_get(hass)
-    await _until(
-        hass,
+    await wait_for(
         lambda: all(_state(hass, key) not in {None, "unavailable"} for key in ENTITIES),
         "every entity",
     )
@@ -96,7 +79,7 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
     # HA restarting announces itself online: the app announces everything again.
     announced = service.announcements
     await mqtt.async_publish(hass, "homeassistant/status", "online", qos=1, retain=False)
-    await _until(hass, lambda: service.announcements == announced + 1, "another announcement")
+    await wait_for(lambda: service.announcements == announced + 1, "another announcement")
 
     assert _state(hass, "status") == "online"
     assert _state(hass, "model") == "BotPsy-0.8B-Q4_K_M.gguf"
@@ -104,11 +87,11 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
     assert _state(hass, "busy") == "off"
     assert _state(hass, "health") == "ok"
     service.set_health(["model: restarting the model"])
-    await _until(hass, lambda: _state(hass, "health") == "degraded", "health degraded")
+    await wait_for(lambda: _state(hass, "health") == "degraded", "health degraded")
     problems = hass.states.get(f"sensor.{DEVICE}_health").attributes["problems"]  # type: ignore[union-attr]
     assert problems == ["model: restarting the model"]
     service.set_health([])
-    await _until(hass, lambda: _state(hass, "health") == "ok", "health ok again")
+    await wait_for(lambda: _state(hass, "health") == "ok", "health ok again")
 
     # A request through HA's own MQTT client (as the integration will send it).
     answers: asyncio.Queue[dict[str, object]] = asyncio.Queue()
@@ -118,16 +101,13 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
         answers.put_nowait(json.loads(message.payload))
 
     reply_to = f"{ROOT}/response/ha"
-    unsubscribe = await mqtt.async_subscribe(hass, reply_to, on_answer, qos=1)
-    subscribed = asyncio.Event()
-    mqtt.async_on_subscribe_done(hass, reply_to, 1, subscribed.set)
-    await asyncio.wait_for(subscribed.wait(), 10)
+    unsubscribe = await ha_subscribe(hass, reply_to, on_answer)
     request = {"id": "ha-1", "text": "hello from HA", "reply_to": reply_to}
     await mqtt.async_publish(hass, f"{ROOT}/request", json.dumps(request), qos=1, retain=False)
     answer = await asyncio.wait_for(answers.get(), 10)
     assert (answer["id"], answer["status"]) == ("ha-1", "done")
-    await _until(hass, lambda: _state(hass, "requests_per_minute") == "1", "the request rate")
-    await _until(hass, lambda: _state(hass, "last_latency") not in {"unknown"}, "a latency")
+    await wait_for(lambda: _state(hass, "requests_per_minute") == "1", "the request rate")
+    await wait_for(lambda: _state(hass, "last_latency") not in {"unknown"}, "a latency")
     latency = _state(hass, "last_latency")
     assert latency is not None and float(latency) > 0
     unsubscribe()
@@ -136,10 +116,10 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
     await hass.services.async_call(
         "button", "press", {"entity_id": f"button.{DEVICE}_reload_model"}, blocking=True
     )
-    await _until(hass, lambda: presses == [True], "the reload callback")
+    await wait_for(lambda: presses == [True], "the reload callback")
 
     # The app stops: HA shows it offline and the rest unavailable.
     await service.stop()
-    await _until(hass, lambda: _state(hass, "status") == "offline", "status offline")
+    await wait_for(lambda: _state(hass, "status") == "offline", "status offline")
     assert _state(hass, "queue_length") == "unavailable"
     assert await hass.config_entries.async_unload(entry.entry_id)
