@@ -142,7 +142,8 @@ class MqttSettings:
     tls: bool
     ca_file: Path | None
     protocol: str
-    """MQTT protocol version the Supervisor announced ("3.1.1" or "3.1"); "3.1.1" otherwise."""
+    """MQTT protocol version the Supervisor announced ("3.1.1" or "3.1"); "5" for a broker
+    of the options."""
     source: str
     """`options`, `supervisor` or `supervisor+options` (service broker, own credentials)."""
 

@@ -26,7 +26,7 @@ from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion,
 from botpsy_agent.pairing import SupervisorAccess
 from botpsy_agent.policy.loader import PolicyError
 from botpsy_agent.runtime import App, RuntimeConfig, StartupProblem
-from botpsy_agent.supervisor import SupervisorClient, SupervisorError
+from botpsy_agent.supervisor import SupervisorClient, SupervisorError, resolve_mqtt
 
 _LOGGER = logging.getLogger("botpsy_agent")
 
@@ -42,34 +42,26 @@ class StartupError(Exception):
 async def resolve_broker(
     settings: Settings, session: aiohttp.ClientSession, environ: Mapping[str, str]
 ) -> BrokerSettings:
-    """The user's broker when `mqtt.host` is set, else the Supervisor's (with any
-    credentials the user gave instead of the shared ones)."""
+    """The broker `supervisor.resolve_mqtt` chooses (the options' own, else the Supervisor's),
+    as the MQTT connection takes it."""
     override = settings.mqtt
-    if override.replaces_service:
-        assert override.host is not None
-        host, port, tls = override.host, override.port or 1883, bool(override.tls)
-        username = override.username
-        password = override.password.reveal() if override.password else None
-        version = MqttVersion.V5
-    else:
-        try:
-            service = await SupervisorClient.from_environment(session, environ).mqtt_service()
-        except SupervisorError as err:
-            raise StartupError(f"mqtt: {err.message}") from None
-        host, port, tls = service.host, service.port, service.ssl
-        username = override.username or service.username
-        secret = override.password or service.password
-        password = secret.reveal() if secret else None
-        # The Supervisor announces 3.1.1; the app still correlates in the payload then.
-        version = MqttVersion.V311 if service.protocol.startswith("3") else MqttVersion.V5
-    ca_file = override.ca_file
+    try:
+        client = (
+            None
+            if override.replaces_service
+            else SupervisorClient.from_environment(session, environ)
+        )
+        broker = await resolve_mqtt(override, client)
+    except SupervisorError as err:
+        raise StartupError(f"mqtt: {err.message}") from None
     return BrokerSettings(
-        host=host,
-        port=port,
-        username=username,
-        password=password,
-        tls=TlsSettings(ca_file=ca_file) if tls or ca_file else None,
-        version=version,
+        host=broker.host,
+        port=broker.port,
+        username=broker.username,
+        password=broker.password.reveal() if broker.password else None,
+        tls=TlsSettings(ca_file=broker.ca_file) if broker.tls else None,
+        # The Supervisor announces 3.1.1; the app still correlates in the payload then.
+        version=MqttVersion.V311 if broker.protocol.startswith("3") else MqttVersion.V5,
         client_id=f"botpsy-{settings.instance}",
     )
 

@@ -34,6 +34,9 @@ TOKEN_ENVS: Final = ("SUPERVISOR_TOKEN", "HASSIO_TOKEN")
 DISCOVERY_SERVICE: Final = "botpsy"
 DEFAULT_MQTT_PORT: Final = 1883
 DEFAULT_MQTTS_PORT: Final = 8883
+OWN_BROKER_PROTOCOL: Final = "5"
+"""A broker of the options speaks MQTT 5 (answers then follow its response-topic and
+correlation-data properties); the Supervisor's says which version it speaks."""
 
 
 class SupervisorError(Exception):
@@ -213,7 +216,7 @@ async def resolve_mqtt(override: MqttOverride, client: SupervisorClient | None) 
             password=override.password,
             tls=tls,
             ca_file=override.ca_file,
-            protocol="3.1.1",
+            protocol=OWN_BROKER_PROTOCOL,
             source="options",
         )
     if client is None:

@@ -8,7 +8,9 @@ import logging
 import aiohttp
 import pytest
 
-from botpsy_agent.config import MqttOverride, Secret
+from botpsy_agent.config import MqttOverride, Secret, parse_options
+from botpsy_agent.mqtt.settings import MqttVersion, TlsSettings
+from botpsy_agent.startup import resolve_broker
 from botpsy_agent.supervisor import (
     SupervisorClient,
     SupervisorError,
@@ -25,12 +27,6 @@ async def supervisor(socket_enabled: None) -> AsyncIterator[SupervisorStandIn]:
     await stand_in.start()
     yield stand_in
     await stand_in.stop()
-
-
-@pytest.fixture
-async def session(socket_enabled: None) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as client_session:
-        yield client_session
 
 
 def client_for(stand_in: SupervisorStandIn, session: aiohttp.ClientSession) -> SupervisorClient:
@@ -146,3 +142,33 @@ async def test_discovery_for_an_undeclared_service_is_refused(
         await client_for(supervisor, session).publish_discovery({"instance": "home"})
     assert caught.value.code == "refused"
     assert "Apps must list services they provide via discovery" in caught.value.message
+
+
+async def test_the_app_connects_to_the_broker_as_resolved(
+    supervisor: SupervisorStandIn, session: aiohttp.ClientSession
+) -> None:
+    assert supervisor.mqtt is not None
+    environment = {"SUPERVISOR_TOKEN": supervisor.token, "BOTPSY_SUPERVISOR_URL": supervisor.url}
+    own = parse_options({"mqtt": {"host": "broker.lan", "tls": True, "username": "me"}})
+    broker = await resolve_broker(own, session, environment)
+    assert (broker.host, broker.port, broker.username, broker.password) == (
+        "broker.lan",
+        8883,
+        "me",
+        None,
+    )
+    assert (broker.tls, broker.version, broker.client_id) == (
+        TlsSettings(),
+        MqttVersion.V5,
+        "botpsy-home",
+    )
+    assert supervisor.requests == []
+
+    shared = await resolve_broker(parse_options({}), session, environment)
+    assert (shared.host, shared.port, shared.username, shared.password) == (
+        "core-mosquitto",
+        1883,
+        "addons",
+        supervisor.mqtt.password,
+    )
+    assert (shared.tls, shared.version) == (None, MqttVersion.V311)
