@@ -130,6 +130,14 @@ def test_invalid_policy_gives_a_precise_error(kind: str, text: str, expected: st
     assert expected in str(err.value), f"{kind}: {err.value}"
 
 
+@pytest.mark.parametrize("selector", ["entities", "tools", "areas"])
+def test_a_selector_with_no_value_is_left_out(selector: str) -> None:
+    # `entities:` with nothing after it (a file cut short) is null, like a missing selector.
+    empty = parse_policy(BASE + f"      - deny: control\n        {selector}:\n", "p.yaml")
+    without = parse_policy(BASE + "      - deny: control\n", "p.yaml")
+    assert empty.groups["users"].rules == without.groups["users"].rules
+
+
 def test_unknown_ha_user_is_an_unknown_principal() -> None:
     with pytest.raises(PolicyError) as err:
         parse_policy(FAMILY_POLICY, "family.yaml", known_user_ids=["f" * 32])

@@ -132,10 +132,11 @@ class RuleSpec(Strict):
     def _one_or_many(cls, value: object) -> object:
         return [value] if isinstance(value, str) else value
 
+    # `entities:` or `tools:` with nothing after it is None here, like any other selector.
     @field_validator("entities")
     @classmethod
-    def _globs(cls, globs: list[str]) -> list[str]:
-        for glob in globs:
+    def _globs(cls, globs: list[str] | None) -> list[str] | None:
+        for glob in globs or ():
             if not GLOB.match(glob):
                 raise ValueError(
                     f"{glob!r} is not an entity glob (like light.* or sensor.kitchen_?)"
@@ -144,8 +145,8 @@ class RuleSpec(Strict):
 
     @field_validator("tools")
     @classmethod
-    def _known_tools(cls, tools: list[str]) -> list[str]:
-        unknown = sorted(set(tools) - set(TOOLS))
+    def _known_tools(cls, tools: list[str] | None) -> list[str] | None:
+        unknown = sorted(set(tools or ()) - TOOLS.keys())
         if unknown:
             raise ValueError(f"unknown tool {', '.join(unknown)}")
         return tools
