@@ -17,6 +17,7 @@ from homeassistant.components import mqtt
 from homeassistant.core import HomeAssistant, callback
 
 from . import spake2
+from .answers import error_code_of
 from .const import PAIRING_TIMEOUT_S, PROBE_TIMEOUT_S
 from .link import AgentLink, AgentUnavailable, Ask
 from .mqtt_util import async_publish_json, async_subscribe_ready, json_object
@@ -115,6 +116,5 @@ async def async_probe(hass: HomeAssistant, instance: str, secret: str, reply_key
         raise PairingError("cannot_connect") from None
     finally:
         await link.async_stop()
-    error = response.get("error")
-    if not isinstance(error, dict) or error.get("code") != "unknown_user":
+    if error_code_of(response) != "unknown_user":
         raise PairingError("secret_rejected")
