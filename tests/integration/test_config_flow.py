@@ -51,6 +51,21 @@ async def configure(hass: HomeAssistant, flow_id: str, data: dict[str, Any]) -> 
     return await hass.config_entries.flow.async_configure(flow_id, data)
 
 
+async def mqtt_discovery(hass: HomeAssistant, topic: str, payload: str) -> ConfigFlowResult:
+    """The flow HA's MQTT integration starts for a retained message on `botpsy/+/info`."""
+    info = MqttServiceInfo(
+        topic=topic,
+        payload=payload,
+        qos=1,
+        retain=True,
+        subscribed_topic="botpsy/+/info",
+        timestamp=0.0,
+    )
+    return await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_MQTT}, data=info
+    )
+
+
 async def test_pick_a_found_app_pair_with_its_code_and_use_it(
     hass: HomeAssistant,
     mqtt_entry: MockConfigEntry,
@@ -112,17 +127,7 @@ async def test_mqtt_discovery_offers_the_running_app(
 async def test_unusable_mqtt_discovery_is_aborted(
     hass: HomeAssistant, mqtt_entry: MockConfigEntry, topic: str, payload: str
 ) -> None:
-    info = MqttServiceInfo(
-        topic=topic,
-        payload=payload,
-        qos=1,
-        retain=True,
-        subscribed_topic="botpsy/+/info",
-        timestamp=0.0,
-    )
-    result = await hass.config_entries.flow.async_init(
-        DOMAIN, context={"source": config_entries.SOURCE_MQTT}, data=info
-    )
+    result = await mqtt_discovery(hass, topic, payload)
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "invalid_discovery_info")
 
 
@@ -186,17 +191,7 @@ async def test_an_app_already_set_up_is_not_added_twice(
     # is still open (a flow that creates the entry closes the others); close it.
     for flow in hass.config_entries.flow.async_progress_by_handler(DOMAIN):
         hass.config_entries.flow.async_abort(flow["flow_id"])
-    info = MqttServiceInfo(
-        topic=f"botpsy/{INSTANCE}/info",
-        payload=f'{{"instance": "{INSTANCE}"}}',
-        qos=1,
-        retain=True,
-        subscribed_topic="botpsy/+/info",
-        timestamp=0.0,
-    )
-    result = await hass.config_entries.flow.async_init(
-        DOMAIN, context={"source": config_entries.SOURCE_MQTT}, data=info
-    )
+    result = await mqtt_discovery(hass, f"botpsy/{INSTANCE}/info", f'{{"instance": "{INSTANCE}"}}')
     assert result["reason"] == "already_configured"
 
 
