@@ -48,12 +48,6 @@ async def host(gguf_bytes: bytes, socket_enabled: None) -> AsyncIterator[ModelHo
     await stand_in.stop()
 
 
-@pytest.fixture
-async def session(socket_enabled: None) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as client_session:
-        yield client_session
-
-
 def model_settings(**changes: Any) -> ModelSettings:
     raw = json.loads(json.dumps(DEFAULT_OPTIONS)) | changes
     return parse_options(raw).model
