@@ -104,19 +104,15 @@ def _doctor(args: argparse.Namespace) -> int:
 def _models(args: argparse.Namespace) -> int:
     import os
 
-    from botpsy_agent.config import OptionsError, load_settings
+    from botpsy_agent.config import OptionsError, load_app_settings
     from botpsy_agent.models.store import other_models, plan_model, remove_other_models
 
     try:
-        settings = load_settings(
-            args.options,
-            config_dir=Path(os.environ.get("BOTPSY_CONFIG_DIR", "/config")),
-            data_dir=Path(os.environ.get("BOTPSY_DATA_DIR", "/data")),
-        )
+        settings = load_app_settings(args.options, os.environ)
     except OptionsError as err:
         print("\n".join(err.problems), file=sys.stderr)
         return EXIT_FAILED
-    folder = settings.config_dir / "models"
+    folder = settings.models_dir
     chosen = plan_model(settings.model, folder).path
     print(f"chosen: {chosen} ({'present' if chosen.exists() else 'not downloaded yet'})")
     others = (

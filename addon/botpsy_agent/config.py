@@ -26,6 +26,9 @@ DEFAULT_OPTIONS_PATH: Final = Path("/data/options.json")
 DEFAULT_CONFIG_DIR: Final = Path("/config")
 """The app config folder (`addon_config` map): models, the policy file."""
 DEFAULT_DATA_DIR: Final = Path("/data")
+CONFIG_DIR_ENV: Final = "BOTPSY_CONFIG_DIR"
+DATA_DIR_ENV: Final = "BOTPSY_DATA_DIR"
+"""Move the two folders elsewhere (development, the demo, tests)."""
 
 INSTANCE_PATTERN: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 LANGUAGE_PATTERN: Final = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")
@@ -212,6 +215,19 @@ def load_settings(
             [f"{source}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"]
         ) from None
     return parse_options(raw, source=source, config_dir=config_dir, data_dir=data_dir)
+
+
+def load_app_settings(path: Path, environ: Mapping[str, str]) -> Settings:
+    """`load_settings` with the folders `environ` names, else the app's `/config`, `/data`."""
+    return load_settings(
+        path,
+        config_dir=Path(environ.get(CONFIG_DIR_ENV, DEFAULT_CONFIG_DIR)),
+        data_dir=data_dir_from(environ),
+    )
+
+
+def data_dir_from(environ: Mapping[str, str]) -> Path:
+    return Path(environ.get(DATA_DIR_ENV, DEFAULT_DATA_DIR))
 
 
 def parse_options(

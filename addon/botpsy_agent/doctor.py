@@ -18,11 +18,11 @@ import aiohttp
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from botpsy_agent.config import OptionsError, Settings, load_settings
+from botpsy_agent.config import OptionsError, Settings, load_app_settings
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.llm.model_info import ModelFileError, read_model_info
-from botpsy_agent.models.store import plan_model
+from botpsy_agent.models.store import ModelPlan, plan_model
 from botpsy_agent.mqtt.settings import BrokerSettings
 from botpsy_agent.policy.loader import PolicyError, load_policy
 from botpsy_agent.startup import StartupError, resolve_broker
@@ -46,20 +46,16 @@ class Check:
 
 async def diagnose(options: Path, environ: Mapping[str, str]) -> list[Check]:
     try:
-        settings = load_settings(
-            options,
-            config_dir=Path(environ.get("BOTPSY_CONFIG_DIR", "/config")),
-            data_dir=Path(environ.get("BOTPSY_DATA_DIR", "/data")),
-        )
+        settings = load_app_settings(options, environ)
     except OptionsError as err:
         return [Check("options", False, "; ".join(err.problems), "correct the app's options")]
     checks = [Check("options", True, f"{options} is valid (instance {settings.instance})")]
     checks.append(await _mqtt(settings, environ))
     checks.append(await _home_assistant(environ))
-    model = _model(settings)
-    checks.append(model)
+    plan = plan_model(settings.model, settings.models_dir)
+    checks.append(_model(plan))
     checks.append(_policy(settings))
-    checks.append(_memory(settings))
+    checks.append(_memory(plan))
     checks.append(_disk(settings))
     return checks
 
@@ -139,8 +135,7 @@ async def _home_assistant(environ: Mapping[str, str]) -> Check:
     )
 
 
-def _model(settings: Settings) -> Check:
-    plan = plan_model(settings.model, settings.config_dir / "models")
+def _model(plan: ModelPlan) -> Check:
     if not plan.path.exists():
         how = (
             "start the app once while online (it downloads it)"
@@ -179,9 +174,8 @@ def _policy(settings: Settings) -> Check:
     return Check("policy", True, f"{path} is valid")
 
 
-def _memory(settings: Settings) -> Check:
+def _memory(plan: ModelPlan) -> Check:
     available = _available_mb()
-    plan = plan_model(settings.model, settings.config_dir / "models")
     model_mb = (
         plan.path.stat().st_size / MB if plan.path.exists() else (plan.approx_bytes or 0) / MB
     )

@@ -17,8 +17,9 @@ import signal
 
 import aiohttp
 
-from botpsy_agent.config import LogLevel, OptionsError, Settings, load_settings
+from botpsy_agent.config import LogLevel, OptionsError, Settings, load_app_settings
 from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.health import HEALTH_FILE_NAME, RUN_DIR_ENV
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.models.download import DownloadError
 from botpsy_agent.models.store import ensure_model, plan_model
@@ -67,7 +68,7 @@ async def resolve_broker(
 
 
 async def resolve_model(settings: Settings, session: aiohttp.ClientSession) -> EngineSettings:
-    plan = plan_model(settings.model, settings.config_dir / "models")
+    plan = plan_model(settings.model, settings.models_dir)
     try:
         path = await ensure_model(plan, session=session, offline=settings.model.offline)
     except DownloadError as err:
@@ -87,6 +88,7 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
     async with aiohttp.ClientSession() as session:
         broker = await resolve_broker(settings, session, environ)
         model = await resolve_model(settings, session)
+    run_dir = environ.get(RUN_DIR_ENV)
     return RuntimeConfig(
         ha=ha,
         broker=broker,
@@ -102,20 +104,14 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         thinking_budget=settings.model.thinking_budget,
         audit_message_bodies=settings.audit_message_bodies,
         supervisor=SupervisorAccess.from_environment(environ),
-        health_file=Path(environ["BOTPSY_RUN_DIR"]) / "health.json"
-        if environ.get("BOTPSY_RUN_DIR")
-        else None,
+        health_file=Path(run_dir) / HEALTH_FILE_NAME if run_dir else None,
     )
 
 
 async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     env = dict(os.environ if environ is None else environ)
     try:
-        settings = load_settings(
-            options,
-            config_dir=Path(env.get("BOTPSY_CONFIG_DIR", "/config")),
-            data_dir=Path(env.get("BOTPSY_DATA_DIR", "/data")),
-        )
+        settings = load_app_settings(options, env)
     except OptionsError as err:
         for line in err.problems:
             _LOGGER.error("%s", line)  # noqa: TRY400 - one clear line per problem, no trace

@@ -52,8 +52,9 @@ def run_audit(args: argparse.Namespace) -> int:
 
     from botpsy_agent.audit.log import audit_path
     from botpsy_agent.audit.read import AuditFilter, AuditReader, format_record, parse_when
+    from botpsy_agent.config import data_dir_from
 
-    path = args.file or audit_path(Path(os.environ.get("BOTPSY_DATA_DIR", "/data")))
+    path = args.file or audit_path(data_dir_from(os.environ))
     try:
         where = AuditFilter(
             principal=args.principal,
