@@ -147,11 +147,9 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
         errors: dict[str, str] = {}
         if user_input is not None:
             try:
-                await async_probe(self.hass, self._instance, self._secret, f"flow-{self.flow_id}")
+                return await self._async_test_and_finish(self._secret)
             except PairingError as err:
                 errors["base"] = err.reason
-            else:
-                return self._async_finish(self._secret)
         return self.async_show_form(
             step_id="hassio_confirm",
             errors=errors,
@@ -165,11 +163,9 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             try:
                 secret = await async_pair(self.hass, self._instance, user_input[CONF_PAIRING_CODE])
-                await async_probe(self.hass, self._instance, secret, f"flow-{self.flow_id}")
+                return await self._async_test_and_finish(secret)
             except PairingError as err:
                 errors["base"] = err.reason
-            else:
-                return self._async_finish(secret)
         return self.async_show_form(
             step_id="pair",
             data_schema=PAIR_SCHEMA,
@@ -177,7 +173,10 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
             description_placeholders={"instance": self._instance},
         )
 
-    def _async_finish(self, secret: str) -> ConfigFlowResult:
+    async def _async_test_and_finish(self, secret: str) -> ConfigFlowResult:
+        """The entry, once a signed test request shows that the app accepts `secret`;
+        `PairingError` when it does not."""
+        await async_probe(self.hass, self._instance, secret, f"flow-{self.flow_id}")
         data = {CONF_INSTANCE: self._instance, CONF_SECRET: secret}
         title = f"BotPsy ({self._instance})"
         if self.source == SOURCE_RECONFIGURE:
