@@ -67,22 +67,14 @@ def parse_policy(text: str, source: str, known_user_ids: Iterable[str] | None = 
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(err, "problem", None) or str(err)
-        raise PolicyError(
-            source, [PolicyProblem(line, "", f"YAML syntax error: {problem}")]
-        ) from None
+        raise PolicyError(source, [_yaml_problem(err, "YAML syntax error")]) from None
     if root is None:
         raise PolicyError(source, [PolicyProblem(None, "", "the file is empty")])
     lines: dict[Path_, int] = {}
     try:
-        data = _to_python(root, (), lines)
+        data = _to_python(root, (), lines, yaml.SafeLoader(""))
     except yaml.YAMLError as err:  # e.g. an unknown tag (`!!python/…`) on a value
-        mark = getattr(err, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(err, "problem", None) or str(err)
-        raise PolicyError(source, [PolicyProblem(line, "", f"YAML error: {problem}")]) from None
+        raise PolicyError(source, [_yaml_problem(err, "YAML error")]) from None
     except _TooLarge:
         raise PolicyError(
             source,
@@ -133,9 +125,17 @@ class _TooLarge(Exception):
     """The document expands beyond `MAX_VALUES` (anchors and aliases can nest, or loop)."""
 
 
-def _to_python(node: Node, path: Path_, lines: dict[Path_, int]) -> Any:
+def _yaml_problem(err: yaml.YAMLError, kind: str) -> PolicyProblem:
+    mark = getattr(err, "problem_mark", None)
+    line = mark.line + 1 if mark is not None else None
+    problem = getattr(err, "problem", None) or str(err)
+    return PolicyProblem(line, "", f"{kind}: {problem}")
+
+
+def _to_python(
+    node: Node, path: Path_, lines: dict[Path_, int], constructor: yaml.SafeLoader
+) -> Any:
     """Plain data from a YAML node, remembering the line of every path on the way."""
-    constructor = yaml.SafeLoader("")
     lines[path] = node.start_mark.line + 1
     if len(lines) > MAX_VALUES or len(path) > MAX_DEPTH:
         raise _TooLarge
@@ -146,11 +146,13 @@ def _to_python(node: Node, path: Path_, lines: dict[Path_, int]) -> Any:
                 constructor.construct_object(key_node) if isinstance(key_node, ScalarNode) else None
             )
             key = raw_key if isinstance(raw_key, str) else str(raw_key)
-            result[key] = _to_python(value_node, (*path, key), lines)
+            result[key] = _to_python(value_node, (*path, key), lines, constructor)
             lines[(*path, key)] = key_node.start_mark.line + 1  # the key's line, not its value's
         return result
     if isinstance(node, SequenceNode):
-        return [_to_python(item, (*path, i), lines) for i, item in enumerate(node.value)]
+        return [
+            _to_python(item, (*path, i), lines, constructor) for i, item in enumerate(node.value)
+        ]
     return constructor.construct_object(node, deep=True)
 
 
