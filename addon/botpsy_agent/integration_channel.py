@@ -26,6 +26,7 @@ from typing import Any
 from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import SecretFile
+from botpsy_agent.mqtt.wire import json_payload
 from botpsy_agent.pairing import (
     SECRETS_FILE,
     Pairing,
@@ -40,10 +41,6 @@ _LOGGER = logging.getLogger(__name__)
 REVISIONS_FILE = "policy_revisions.json"
 MAX_PAIRING_PAYLOAD = 4096
 MAX_POLICY_PAYLOAD = 65_536
-
-
-def _json(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class IntegrationChannel:
@@ -132,7 +129,7 @@ class IntegrationChannel:
 
     def publish_policy_state(self) -> None:
         if self.connection.connected:
-            payload = _json(self.policy.state())
+            payload = json_payload(self.policy.state())
             self.connection.publish(self._policy_state, payload, retain=True)
 
     # --- what the broker brings ---------------------------------------------------------
@@ -168,7 +165,7 @@ class IntegrationChannel:
             answer = await asyncio.to_thread(self.pairing.handle, message)
         if answer is not None:
             topic = f"{self._pairing_response}/{answer['session']}"
-            self.connection.publish(topic, _json(answer))
+            self.connection.publish(topic, json_payload(answer))
 
     def _spawn(self, work: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(work)

@@ -15,7 +15,6 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-import json
 import logging
 import time
 from typing import Any
@@ -29,7 +28,7 @@ from botpsy_agent.mqtt.settings import ApiSettings
 from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey
 from botpsy_agent.mqtt.stats import DoorStats
 from botpsy_agent.mqtt.topics import Topics
-from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest
+from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest, json_payload
 from botpsy_agent.policy.model import Principal
 from botpsy_agent.protocol import Agent, AgentRequest, AgentResponse, Status
 
@@ -70,7 +69,7 @@ class Answer:
         return data
 
     def payload(self) -> bytes:
-        return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")).encode()
+        return json_payload(self.to_json())
 
 
 @dataclass(frozen=True)

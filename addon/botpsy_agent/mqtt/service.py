@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 import contextlib
-import json
 import logging
 from typing import Any
 
@@ -22,16 +21,13 @@ from botpsy_agent.mqtt.door_audit import DoorAudit
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, StaticSecrets
 from botpsy_agent.mqtt.topics import Topics
+from botpsy_agent.mqtt.wire import json_payload
 from botpsy_agent.protocol import Agent
 
 _LOGGER = logging.getLogger(__name__)
 ONLINE, OFFLINE = "online", "offline"
 STATS_MIN_INTERVAL_S = 1.0
 OFFLINE_ACK_TIMEOUT_S = 3.0
-
-
-def _json(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class MqttService:
@@ -144,20 +140,20 @@ class MqttService:
         publish = self.connection.publish
         publish(self.topics.status, ONLINE, retain=True)
         self._publish_info()
-        publish(self.topics.tools, _json(tools_payload()), retain=True)
+        publish(self.topics.tools, json_payload(tools_payload()), retain=True)
         # Discovery is not retained: HA asks for it again by announcing itself online.
-        publish(self.topics.discovery, _json(discovery_payload(self.api)))
+        publish(self.topics.discovery, json_payload(discovery_payload(self.api)))
         self._publish_stats()
 
     def _publish_info(self) -> None:
-        payload = _json(info_payload(self.api, self._model))
+        payload = json_payload(info_payload(self.api, self._model))
         self.connection.publish(self.topics.info, payload, retain=True)
 
     def _publish_stats(self) -> None:
         stats = self.dispatcher.stats.to_json()
         stats["health"] = "degraded" if self._problems else "ok"
         stats["problems"] = list(self._problems)
-        payload = _json(stats)
+        payload = json_payload(stats)
         self.connection.publish(self.topics.stats, payload, qos=0, retain=True)
 
     def _stats_changed(self) -> None:
@@ -174,7 +170,7 @@ class MqttService:
             await asyncio.sleep(STATS_MIN_INTERVAL_S)
 
     def _publish_event(self, event: dict[str, Any]) -> None:
-        self.connection.publish(self.topics.events, _json(event))
+        self.connection.publish(self.topics.events, json_payload(event))
 
     # --- what the broker brings ---------------------------------------------------------
 

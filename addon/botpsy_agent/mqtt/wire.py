@@ -24,6 +24,11 @@ MAX_ID_CHARS = 128
 MAX_TS = 2**53  # what every JSON implementation reads exactly
 
 
+def json_payload(value: Any) -> bytes:
+    """A JSON message body as the app publishes it: compact UTF-8."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 @dataclass(frozen=True)
 class FieldSpec:
     """One request field: its JSON type and the limits a value must keep."""
