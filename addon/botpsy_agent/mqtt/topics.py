@@ -84,9 +84,6 @@ class Topics:
     def discovery(self) -> str:
         return f"{self.discovery_prefix}/device/{self.device_id}/config"
 
-    def request_for(self, principal: str) -> str:
-        return f"{self.request}/{principal}"
-
     def principal_of(self, topic: str) -> str | None:
         """The principal name a request topic carries; None for the plain request topic.
 
