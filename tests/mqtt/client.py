@@ -8,7 +8,8 @@ after every reconnect, like a well-behaved client must when the broker restarts.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 import json
 import socket
@@ -201,6 +202,21 @@ class ApiClient:
 
     def is_connected(self) -> bool:
         return self._connected.is_set() and self.refused is None
+
+
+@asynccontextmanager
+async def subscribed_client(
+    broker: MosquittoBroker, *topics: str, **options: Any
+) -> AsyncIterator[ApiClient]:
+    """An `ApiClient` (`options`: its keyword arguments) connected and subscribed to
+    `topics`; closed at the end."""
+    client = ApiClient(broker, **options)
+    await client.connect()
+    try:
+        await client.subscribe(*topics)
+        yield client
+    finally:
+        await client.close()
 
 
 def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:

@@ -12,7 +12,7 @@ import pytest
 from botpsy_agent.mqtt import ApiSettings, BrokerSettings, MqttService
 from botpsy_agent.protocol import Agent
 from devkit.mosquitto import MosquittoBroker, TlsFiles
-from tests.mqtt.client import ApiClient
+from tests.mqtt.client import ApiClient, subscribed_client
 from tests.mqtt.pki import ThrowawayPki
 
 INSTANCE = "test"
@@ -49,11 +49,8 @@ async def start_service() -> AsyncIterator[StartService]:
 @pytest.fixture
 async def client(mosquitto: MosquittoBroker) -> AsyncIterator[ApiClient]:
     """An MQTT 3.1.1 client on the plain broker, subscribed to every response topic."""
-    api_client = ApiClient(mosquitto)
-    await api_client.connect()
-    await api_client.subscribe(f"{ROOT}/response/#")
-    yield api_client
-    await api_client.close()
+    async with subscribed_client(mosquitto, f"{ROOT}/response/#") as api_client:
+        yield api_client
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from botpsy_agent import __version__
 from botpsy_agent.mqtt import ApiSettings, ModelInfo, MqttService
 from devkit.mosquitto import MosquittoBroker
 from tests.mqtt.agents import ActingAgent, EchoAgent, FailingAgent
-from tests.mqtt.client import ApiClient
+from tests.mqtt.client import ApiClient, subscribed_client
 from tests.mqtt.conftest import INSTANCE, ROOT, StartService, plain_settings
 from tests.mqtt.malformed import MALFORMED
 from tool_schemas.catalog import catalog, catalog_version
@@ -51,10 +51,7 @@ async def test_mqtt5_response_topic_and_correlation_data_are_honoured(
     mosquitto: MosquittoBroker, start_service: StartService
 ) -> None:
     await start_service(EchoAgent(), plain_settings(mosquitto))
-    client = ApiClient(mosquitto, protocol=mqtt.MQTTv5)
-    await client.connect()
-    try:
-        await client.subscribe(f"{RESPONSE}/#")
+    async with subscribed_client(mosquitto, f"{RESPONSE}/#", protocol=mqtt.MQTTv5) as client:
         client.publish(
             REQUEST,
             {"id": "v5-1", "text": "hi"},
@@ -77,8 +74,6 @@ async def test_mqtt5_response_topic_and_correlation_data_are_honoured(
             "invalid_reply_to",
         )
         assert refused.correlation_data == b"c2"
-    finally:
-        await client.close()
 
 
 async def test_every_malformed_kind_is_answered_with_its_code_and_a_log_line(
@@ -179,10 +174,10 @@ async def test_status_info_tools_are_retained_and_stopping_says_offline(
 ) -> None:
     model = ModelInfo("BotPsy-0.8B-Q4_K_M.gguf", "Q4_K_M", "qwen35")
     service = await start_service(EchoAgent(), plain_settings(mosquitto), model=model)
-    late = ApiClient(mosquitto)  # subscribes after everything was announced
-    await late.connect()
-    try:
-        await late.subscribe(f"{ROOT}/status", f"{ROOT}/info", f"{ROOT}/tools", f"{ROOT}/stats")
+    # This client subscribes after everything was announced.
+    async with subscribed_client(
+        mosquitto, f"{ROOT}/status", f"{ROOT}/info", f"{ROOT}/tools", f"{ROOT}/stats"
+    ) as late:
         status = await late.expect(f"{ROOT}/status")
         assert (status.payload, status.retain) == (b"online", True)
         info = (await late.expect(f"{ROOT}/info")).json()
@@ -204,15 +199,8 @@ async def test_status_info_tools_are_retained_and_stopping_says_offline(
         await service.stop()
         offline = await late.expect(f"{ROOT}/status")
         assert offline.payload == b"offline"
-    finally:
-        await late.close()
-    again = ApiClient(mosquitto)
-    await again.connect()
-    try:
-        await again.subscribe(f"{ROOT}/status")
+    async with subscribed_client(mosquitto, f"{ROOT}/status") as again:
         assert (await again.expect(f"{ROOT}/status")).payload == b"offline"  # retained
-    finally:
-        await again.close()
 
 
 async def test_ha_coming_online_makes_the_app_announce_again(

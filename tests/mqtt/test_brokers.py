@@ -11,7 +11,7 @@ from botpsy_agent.mqtt import ApiSettings, BrokerSettings, MqttService, TlsSetti
 from devkit.mosquitto import MosquittoBroker
 from tests.conftest import AGENT_USER, KITCHEN_USER
 from tests.mqtt.agents import EchoAgent
-from tests.mqtt.client import ApiClient
+from tests.mqtt.client import subscribed_client
 from tests.mqtt.conftest import INSTANCE, ROOT, StartService, plain_settings
 from tests.mqtt.pki import ThrowawayPki
 
@@ -27,10 +27,13 @@ async def test_acl_the_agent_user_serves_and_a_principal_topic_is_only_its_users
         agent,
         plain_settings(mosquitto_acl, username=AGENT_USER.username, password=AGENT_USER.password),
     )
-    panel = ApiClient(mosquitto_acl, username=KITCHEN_USER.username, password=KITCHEN_USER.password)
-    await panel.connect()
-    try:
-        await panel.subscribe(f"{ROOT}/response/#", f"{ROOT}/status")  # the ACL narrows it
+    async with subscribed_client(
+        mosquitto_acl,
+        f"{ROOT}/response/#",  # the ACL narrows it
+        f"{ROOT}/status",
+        username=KITCHEN_USER.username,
+        password=KITCHEN_USER.password,
+    ) as panel:
         assert (await panel.expect(f"{ROOT}/status")).payload == b"online"
 
         panel.publish(f"{ROOT}/request/someone-else", {"id": "forged-1", "text": "unlock"})
@@ -49,8 +52,6 @@ async def test_acl_the_agent_user_serves_and_a_principal_topic_is_only_its_users
         # first, would have been handled before p1. They never reached the agent.
         assert [request.id for request in agent.requests] == ["p1"]
         assert {m.topic for m in panel.received(f"{ROOT}/response")} == set()
-    finally:
-        await panel.close()
 
 
 async def test_acl_a_wrong_password_keeps_the_service_offline_and_it_still_stops_cleanly(
@@ -79,15 +80,12 @@ async def test_tls_round_trip_with_a_client_certificate(
 ) -> None:
     tls = TlsSettings(ca_file=pki.ca_cert, cert_file=pki.client_cert, key_file=pki.client_key)
     await start_service(EchoAgent(), plain_settings(mosquitto_tls, tls=tls))
-    client = ApiClient(mosquitto_tls, tls_context=_tls_client_context(pki))
-    await client.connect()
-    try:
-        await client.subscribe(f"{ROOT}/response/#")
+    async with subscribed_client(
+        mosquitto_tls, f"{ROOT}/response/#", tls_context=_tls_client_context(pki)
+    ) as client:
         client.publish(f"{ROOT}/request", {"id": "tls-1", "text": "over TLS"})
         answer = await client.response(f"{ROOT}/response", "tls-1")
         assert answer["speech"] == "anonymous:anonymous said: over TLS"
-    finally:
-        await client.close()
 
 
 async def test_tls_an_untrusted_broker_certificate_is_refused(

@@ -9,7 +9,7 @@ import signal
 import sys
 
 from devkit.mosquitto import MosquittoBroker
-from tests.mqtt.client import ApiClient
+from tests.mqtt.client import ApiClient, subscribed_client
 from tests.mqtt.conftest import INSTANCE, ROOT
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,11 +44,7 @@ async def test_the_will_sets_offline_when_the_app_process_is_killed(
     assert b"ready" in output
     assert app.returncode == -signal.SIGKILL
 
-    late = ApiClient(mosquitto)  # the will was retained: newcomers see "offline" too
-    await late.connect()
-    try:
-        await late.subscribe(f"{ROOT}/status")
+    # The will was retained: newcomers see "offline" too.
+    async with subscribed_client(mosquitto, f"{ROOT}/status") as late:
         status = await late.expect(f"{ROOT}/status")
         assert (status.payload, status.retain) == (b"offline", True)
-    finally:
-        await late.close()

@@ -30,7 +30,7 @@ from tests.agent.support import call
 from tests.ha_bridge import wait_until
 from tests.ha_home import HaHome
 from tests.ha_server import HomeAssistantApiServer
-from tests.mqtt.client import ApiClient
+from tests.mqtt.client import ApiClient, subscribed_client
 from tests.reliability.harness import (
     RESPONSE,
     ROOT,
@@ -74,12 +74,9 @@ async def stats_with(client: ApiClient, check: Callable[[dict[str, Any]], bool])
 
 @pytest.fixture
 async def client(mosquitto: MosquittoBroker) -> AsyncIterator[ApiClient]:
-    api_client = ApiClient(mosquitto)
-    await api_client.connect()
-    await api_client.subscribe(f"{RESPONSE}/#", STATS)
-    api_client.patience_s = 15
-    yield api_client
-    await api_client.close()
+    async with subscribed_client(mosquitto, f"{RESPONSE}/#", STATS) as api_client:
+        api_client.patience_s = 15
+        yield api_client
 
 
 async def test_broker_restart_mid_request_answers_once_and_acts_once(

@@ -6,7 +6,7 @@ the app log and in the audit log."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 import time
 from typing import Any
 
@@ -21,7 +21,7 @@ from devkit.mosquitto import MosquittoBroker
 from tests.conftest import AGENT_USER, KITCHEN_USER
 from tests.ha_home import HaHome
 from tests.ha_server import HomeAssistantApiServer
-from tests.mqtt.client import ApiClient
+from tests.mqtt.client import ApiClient, subscribed_client
 from tests.reliability.harness import (
     INSTANCE,
     REQUEST,
@@ -107,12 +107,9 @@ def security_records(audit_file: Any) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-async def client(mosquitto: MosquittoBroker) -> Any:
-    api_client = ApiClient(mosquitto)
-    await api_client.connect()
-    await api_client.subscribe(f"{RESPONSE}/#")
-    yield api_client
-    await api_client.close()
+async def client(mosquitto: MosquittoBroker) -> AsyncIterator[ApiClient]:
+    async with subscribed_client(mosquitto, f"{RESPONSE}/#") as api_client:
+        yield api_client
 
 
 async def test_forged_altered_stale_and_keyless_requests_are_refused_and_logged(
@@ -200,43 +197,39 @@ async def test_another_principals_topic_is_closed_by_the_broker_acl(
         config.policy_file.read_text()
         + "  kitchen-panel:\n    rules:\n      - allow: [read, control]\n        areas: [kitchen]\n"
     )
-    panel = ApiClient(
-        mosquitto_acl,
-        username=KITCHEN_USER.username,
-        password=KITCHEN_USER.password,
-        protocol=paho.MQTTv5,
-    )
-    async with running_app(config) as app:
-        await panel.connect()
-        try:
-            await panel.subscribe(f"{ROOT}/response/#")
-            acks: list[int] = []  # MQTT 5 PUBACK reason codes, in publishing order
-            panel.client.on_publish = lambda client, data, mid, reason, props: acks.append(
-                reason.value
-            )
-            before = home_states(hass)
-            # Posing as the kids' tablet, and as anonymous: the broker drops both.
-            panel.publish(f"{REQUEST}/kids-tablet", {"id": "x1", "text": "turn on sam's fan"})
-            panel.publish(REQUEST, {"id": "x2", "text": "turn on sam's fan"})
-            # Its own topic, but answers sent to the tablet's: refused by the app.
-            panel.publish(
-                f"{REQUEST}/kitchen-panel",
-                {"id": "x3", "text": "hi", "reply_to": f"{RESPONSE}/kids-tablet"},
-            )
-            panel.publish(f"{REQUEST}/kitchen-panel", {"id": "x4", "text": "turn on sam's fan"})
-            await panel.until(lambda: len(acks) == 4, "four acknowledgements")
-            assert acks[:2] == [NOT_AUTHORIZED, NOT_AUTHORIZED]  # the broker said no
-            refused = await panel.response(f"{RESPONSE}/kitchen-panel", "x3")
-            assert refused["error"]["code"] == "invalid_reply_to"
-            outside = await panel.response(f"{RESPONSE}/kitchen-panel", "x4")
-            assert outside["status"] != "done"  # the fan is not in the panel's kitchen
-            await asyncio.sleep(0.2)
-            assert changed(before, home_states(hass)) == set()
-            seen = {r["id"] for r in AuditReader(app.audit.path).records()}
-            assert "x1" not in seen and "x2" not in seen  # never reached the app
-            assert [r["id"] for r in security_records(app.audit.path)] == ["x3"]
-            assert any(
-                "x3" in r.getMessage() and r.name == "botpsy_agent.security" for r in caplog.records
-            )
-        finally:
-            await panel.close()
+    async with (
+        running_app(config) as app,
+        subscribed_client(
+            mosquitto_acl,
+            f"{ROOT}/response/#",
+            username=KITCHEN_USER.username,
+            password=KITCHEN_USER.password,
+            protocol=paho.MQTTv5,
+        ) as panel,
+    ):
+        acks: list[int] = []  # MQTT 5 PUBACK reason codes, in publishing order
+        panel.client.on_publish = lambda client, data, mid, reason, props: acks.append(reason.value)
+        before = home_states(hass)
+        # Posing as the kids' tablet, and as anonymous: the broker drops both.
+        panel.publish(f"{REQUEST}/kids-tablet", {"id": "x1", "text": "turn on sam's fan"})
+        panel.publish(REQUEST, {"id": "x2", "text": "turn on sam's fan"})
+        # Its own topic, but answers sent to the tablet's: refused by the app.
+        panel.publish(
+            f"{REQUEST}/kitchen-panel",
+            {"id": "x3", "text": "hi", "reply_to": f"{RESPONSE}/kids-tablet"},
+        )
+        panel.publish(f"{REQUEST}/kitchen-panel", {"id": "x4", "text": "turn on sam's fan"})
+        await panel.until(lambda: len(acks) == 4, "four acknowledgements")
+        assert acks[:2] == [NOT_AUTHORIZED, NOT_AUTHORIZED]  # the broker said no
+        refused = await panel.response(f"{RESPONSE}/kitchen-panel", "x3")
+        assert refused["error"]["code"] == "invalid_reply_to"
+        outside = await panel.response(f"{RESPONSE}/kitchen-panel", "x4")
+        assert outside["status"] != "done"  # the fan is not in the panel's kitchen
+        await asyncio.sleep(0.2)
+        assert changed(before, home_states(hass)) == set()
+        seen = {r["id"] for r in AuditReader(app.audit.path).records()}
+        assert "x1" not in seen and "x2" not in seen  # never reached the app
+        assert [r["id"] for r in security_records(app.audit.path)] == ["x3"]
+        assert any(
+            "x3" in r.getMessage() and r.name == "botpsy_agent.security" for r in caplog.records
+        )
