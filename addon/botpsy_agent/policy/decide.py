@@ -179,12 +179,6 @@ def _confirmation(
         klass = next(iter(_confirm_classes(policy, call, entity)), None)
         if klass is not None:
             return Confirm(CONFIRM_QUESTIONS[klass], f"confirm.{klass.value}", resolved.entity_ids)
-    if ConfirmClass.CALENDAR_DELETES in policy.confirm and call.name == "delete_event":
-        return Confirm(
-            CONFIRM_QUESTIONS[ConfirmClass.CALENDAR_DELETES],
-            f"confirm.{ConfirmClass.CALENDAR_DELETES.value}",
-            resolved.entity_ids,
-        )
     subjects: tuple[Entity | None, ...] = resolved.targets or (None,)
     for subject in subjects:
         for rule in rules.rules:
@@ -216,6 +210,8 @@ def _confirm_classes(policy: Policy, call: Tool, entity: Entity) -> Iterable[Con
         and not policy.in_household(entity.entity_id)
     ):
         yield ConfirmClass.MESSAGES_OUTSIDE_HOUSEHOLD
+    if ConfirmClass.CALENDAR_DELETES in confirm and call.name == "delete_event":
+        yield ConfirmClass.CALENDAR_DELETES  # its target is the event's calendar
 
 
 # --- the grammar side of the wall ---------------------------------------------------------
