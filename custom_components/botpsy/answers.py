@@ -55,6 +55,10 @@ class Answer:
     translation_key: str | None = None
     placeholders: dict[str, str] = field(default_factory=dict)
     continue_conversation: bool = False
+    executed: tuple[str, ...] = ()
+    """The entities the app's actions acted on (or read), for Assist's list of targets."""
+    failed: tuple[str, ...] = ()
+    """The entities of actions Home Assistant failed to carry out."""
 
 
 def error_code_of(response: dict[str, Any]) -> str | None:
@@ -63,14 +67,28 @@ def error_code_of(response: dict[str, Any]) -> str | None:
     return str(code) if code is not None else None
 
 
-def answer_for(response: dict[str, Any]) -> Answer:  # noqa: PLR0911 - one case each
+def entities_with_outcome(response: dict[str, Any], outcome: str) -> tuple[str, ...]:
+    """The entities of the response's actions that ended in `outcome`, each once, in order."""
+    entity_ids = (
+        str(entity_id)
+        for action in response.get("actions") or []
+        if isinstance(action, dict) and action.get("outcome") == outcome
+        for entity_id in action.get("entity_ids") or []
+    )
+    return tuple(dict.fromkeys(entity_ids))
+
+
+def answer_for(response: dict[str, Any]) -> Answer:
     status = response.get("status")
     speech = str(response.get("speech") or "")
     code = error_code_of(response)
-    if status == "done":
-        return Answer(speech)
-    if status in QUESTIONS:
-        return Answer(speech, continue_conversation=True)
+    if status == "done" or status in QUESTIONS:
+        return Answer(
+            speech,
+            continue_conversation=status in QUESTIONS,
+            executed=entities_with_outcome(response, "executed"),
+            failed=entities_with_outcome(response, "failed"),
+        )
     if code in AUTH_CODES:
         return Answer(
             "",

@@ -2,7 +2,8 @@
 
 Each message goes to the app with the speaking HA user (signed), HA's conversation id, the
 language, and where it was said (the device or satellite, and its area); the app's answer
-comes back as speech, an Assist error, or a question that keeps the conversation open.
+comes back as speech (with the entities it acted on), an Assist error, or a question that
+keeps the conversation open.
 """
 
 from __future__ import annotations
@@ -108,6 +109,10 @@ class BotPsyConversationEntity(conversation.ConversationEntity):
             result.async_set_error(answer.error, speech)
         else:
             result.async_set_speech(speech)
+            result.async_set_results(
+                success_results=entity_targets(self.hass, answer.executed),
+                failed_results=entity_targets(self.hass, answer.failed),
+            )
         return conversation.ConversationResult(
             response=result,
             conversation_id=chat_log.conversation_id,
@@ -129,6 +134,23 @@ def speaker_location(
         device = dr.async_get(hass).async_get(device_id)
         area_id = device.area_id if device is not None else None
     return device_id, area_id
+
+
+def entity_targets(
+    hass: HomeAssistant, entity_ids: tuple[str, ...]
+) -> list[intent.IntentResponseTarget]:
+    """Entities as Assist lists them in its answer (`data.success`, `data.failed`)."""
+    targets = []
+    for entity_id in entity_ids:
+        state = hass.states.get(entity_id)
+        targets.append(
+            intent.IntentResponseTarget(
+                name=state.name if state is not None else entity_id,
+                type=intent.IntentResponseTargetType.ENTITY,
+                id=entity_id,
+            )
+        )
+    return targets
 
 
 async def translated(

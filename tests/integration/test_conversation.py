@@ -75,6 +75,11 @@ async def test_assist_turns_on_a_light_on_the_fast_path(
     assert result["response"]["response_type"] == "action_done", result
     assert speech(result) == "Turned on Kitchen Lights."
     assert result["continue_conversation"] is False
+    # Assist lists what was acted on, as HA's own agents do.
+    assert result["response"]["data"] == {
+        "success": [{"name": "Kitchen Lights", "type": "entity", "id": "light.kitchen_lights"}],
+        "failed": [],
+    }
     await wait_for(lambda: state(hass, "light.kitchen_lights") == "on", "the light on")
     link: AgentLink = botpsy_entry.runtime_data
     assert link.recent[-1]["response"]["path"] == "fast_path"

@@ -71,6 +71,33 @@ def test_what_assist_says(
     assert answer.continue_conversation is follow_up
 
 
+def test_assist_lists_the_entities_acted_on_and_those_that_failed() -> None:
+    answer = answer_for(
+        response(
+            Status.DONE,
+            "Done.",
+            actions=[
+                ActionReport("turn_on", {}, ["light.a", "light.b"]),
+                ActionReport("turn_on", {}, ["light.a"]),
+                ActionReport("turn_off", {}, ["switch.fan"], outcome=Outcome.FAILED),
+                ActionReport("unlock", {}, ["lock.door"], outcome=Outcome.PENDING_CONFIRMATION),
+                ActionReport("turn_on", {}, ["light.c"], outcome=Outcome.REFUSED),
+            ],
+        )
+    )
+    assert (answer.executed, answer.failed) == (("light.a", "light.b"), ("switch.fan",))
+    asked = answer_for(
+        response(
+            Status.NEEDS_CONFIRMATION,
+            "Sure?",
+            actions=[
+                ActionReport("unlock", {}, ["lock.door"], outcome=Outcome.PENDING_CONFIRMATION)
+            ],
+        )
+    )
+    assert (asked.executed, asked.failed, asked.continue_conversation) == ((), (), True)
+
+
 def test_the_form_and_the_rules_stand_for_each_other() -> None:
     form = {
         "inherit": False,
