@@ -147,16 +147,7 @@ class App:
         self._ensure_policy_file()
         self.policies.load()
 
-        planner = None
-        if config.model is not None:
-            settings = config.model
-            self.worker = ModelWorker(lambda: LlamaEngine(settings), max_queue=config.model_queue)
-            self.worker.start()
-            planner = LlmPlanner(
-                self.worker,
-                timeout_s=config.model_timeout_s,
-                thinking_budget=config.thinking_budget,
-            )
+        planner = None if config.model is None else self._start_worker(config.model)
         self.agent = BotPsyAgent(
             home=lambda: self.index.home,
             policy=lambda: self.policies.policy,
@@ -254,15 +245,17 @@ class App:
         if old.alive:
             _LOGGER.warning("The old model worker is stuck in a job; it ends when the job does")
             self._retired.append(old)
-        settings = self.config.model
-        self.worker = ModelWorker(lambda: LlamaEngine(settings), max_queue=self.config.model_queue)
-        self.agent.planner = LlmPlanner(
-            self.worker,
-            timeout_s=self.config.model_timeout_s,
-            thinking_budget=self.config.thinking_budget,
-        )
-        self.worker.start()
+        self.agent.planner = self._start_worker(self.config.model)
         self._tasks.append(asyncio.create_task(self._model_ready(), name="botpsy-model-ready"))
+
+    def _start_worker(self, settings: EngineSettings) -> LlmPlanner:
+        """A new model worker, loading the model in its thread; the planner that uses it."""
+        config = self.config
+        self.worker = ModelWorker(lambda: LlamaEngine(settings), max_queue=config.model_queue)
+        self.worker.start()
+        return LlmPlanner(
+            self.worker, timeout_s=config.model_timeout_s, thinking_budget=config.thinking_budget
+        )
 
     async def _model_ready(self) -> None:
         assert self.worker is not None
