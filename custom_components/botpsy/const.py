@@ -20,16 +20,5 @@ HA_PRINCIPAL: Final = "homeassistant"
 signed and act as that user; requests without one (a voice satellite, an automation) act as
 this principal, which the app's policy grants rights to under `mqtt: homeassistant:`."""
 
-REQUEST_TIMEOUT_S: Final = 90.0
-"""The app's model path may take its own 60 s on slow hardware."""
-PROBE_TIMEOUT_S: Final = 10.0
-PAIRING_TIMEOUT_S: Final = 15.0
-DISCOVERY_SETTLE_S: Final = 0.2
-"""After the broker confirms a subscription, how long retained messages may take to arrive."""
-OFFLINE_ISSUE_DELAY_S: Final = 60.0
-"""An app restart (an update) takes seconds: only a longer silence is a repair issue."""
-NO_MODEL_ISSUE_DELAY_S: Final = 900.0
-"""A first start downloads and loads the model; only a long wait without one is an issue."""
-
 EVENT_ACTION: Final = "botpsy_action"
 ATTR_VIA: Final = "via"

@@ -9,9 +9,12 @@ from typing import Any
 from homeassistant.components import mqtt
 from homeassistant.core import HomeAssistant, callback
 
-from .const import DISCOVERY_SETTLE_S, INSTANCE_PATTERN
+from .const import INSTANCE_PATTERN
 from .mqtt_util import async_subscribe_ready, json_object
 from .topics import INFO_WILDCARD, STATUS_WILDCARD
+
+DISCOVERY_SETTLE_S = 0.2
+"""After the broker confirms a subscription, how long retained messages may take to arrive."""
 
 
 @dataclass(frozen=True)

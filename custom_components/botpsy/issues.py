@@ -13,12 +13,15 @@ from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.event import async_call_later
 
-from . import const
 from .const import DOMAIN
 from .link import AgentLink
 
 OFFLINE = "agent_offline"
 NO_MODEL = "no_model"
+OFFLINE_ISSUE_DELAY_S = 60.0
+"""An app restart (an update) takes seconds: only a longer silence is a repair issue."""
+NO_MODEL_ISSUE_DELAY_S = 900.0
+"""A first start downloads and loads the model; only a long wait without one is an issue."""
 
 
 class AgentIssues:
@@ -37,10 +40,8 @@ class AgentIssues:
     def update(self) -> None:
         """Follow the app's current status and info."""
         link = self._link
-        self._follow(OFFLINE, link.online is False, const.OFFLINE_ISSUE_DELAY_S)
-        self._follow(
-            NO_MODEL, link.online is True and link.model is None, const.NO_MODEL_ISSUE_DELAY_S
-        )
+        self._follow(OFFLINE, link.online is False, OFFLINE_ISSUE_DELAY_S)
+        self._follow(NO_MODEL, link.online is True and link.model is None, NO_MODEL_ISSUE_DELAY_S)
 
     @callback
     def close(self) -> None:

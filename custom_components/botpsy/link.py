@@ -19,12 +19,14 @@ from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.util.ulid import ulid_now
 
-from .const import DOMAIN, LOGGER, REQUEST_TIMEOUT_S
+from .const import DOMAIN, LOGGER
 from .events import Origin, fire_action_event
 from .mqtt_util import Handler, async_publish_json, async_subscribe_ready, json_object
 from .signing import sign
 from .topics import AgentTopics
 
+REQUEST_TIMEOUT_S = 90.0
+"""The app's model path may take its own 60 s on slow hardware."""
 RECENT_EXCHANGES = 10
 ORIGINS_KEPT = 256
 DEFAULT_LANGUAGES = ("en", "ko", "id")

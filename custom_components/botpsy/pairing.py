@@ -18,11 +18,12 @@ from homeassistant.core import HomeAssistant, callback
 
 from . import spake2
 from .answers import error_code_of
-from .const import PAIRING_TIMEOUT_S, PROBE_TIMEOUT_S
 from .link import AgentLink, AgentUnavailable, Ask
 from .mqtt_util import async_publish_json, async_subscribe_ready, json_object
 from .topics import AgentTopics
 
+PAIRING_TIMEOUT_S = 15.0
+PROBE_TIMEOUT_S = 10.0
 CODE_PATTERN = re.compile(r"[0-9A-HJKMNP-TV-Z]{8}")
 PROBE_USER = "botpsy-connection-test"
 """A user id no HA user has: the app answers a correctly signed request for it

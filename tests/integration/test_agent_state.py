@@ -12,7 +12,6 @@ from homeassistant.helpers import issue_registry as ir
 import pytest
 
 from botpsy_agent.mqtt.announce import ModelInfo
-from custom_components.botpsy import const
 from custom_components.botpsy.const import DOMAIN
 from custom_components.botpsy.link import AgentLink
 from tests.ha_home import HaHome
@@ -32,7 +31,7 @@ async def test_offline_app_makes_a_repair_issue_and_assist_says_so(
     issue_registry: ir.IssueRegistry,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(const, "OFFLINE_ISSUE_DELAY_S", 0.0)
+    monkeypatch.setattr("custom_components.botpsy.issues.OFFLINE_ISSUE_DELAY_S", 0.0)
     daniel = ha_home.users["Daniel"]
     app = await app_runner.start(model=False)
     entry = await setup_entry()
@@ -72,7 +71,7 @@ async def test_an_app_without_a_model_is_a_repair_issue_until_it_has_one(
     issue_registry: ir.IssueRegistry,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(const, "NO_MODEL_ISSUE_DELAY_S", 0.0)
+    monkeypatch.setattr("custom_components.botpsy.issues.NO_MODEL_ISSUE_DELAY_S", 0.0)
     app = await app_runner.start(model=False)
     entry = await setup_entry()
     issue_id = f"no_model_{entry.entry_id}"
