@@ -25,9 +25,9 @@ from typing import Any
 
 import aiohttp
 
-from botpsy_agent.config import ModelChoice as Quant
+from botpsy_agent.config import DEFAULT_OPTIONS, ModelChoice as Quant, parse_options
 from botpsy_agent.models.catalog import CATALOG, HUGGING_FACE_BASE_URL
-from botpsy_agent.models.store import ModelPlan, ensure_model
+from botpsy_agent.models.store import ensure_model, plan_model
 from demo.assist import AssistClient, show_assist
 from demo.client import AgentClient
 from demo.stack import INSTANCE, DemoStack, ModelChoice, quiet_libraries
@@ -49,15 +49,9 @@ async def choose_model(given: Path | None, *, stand_in: bool) -> ModelChoice:
     if not stand_in:
         cache = Path(os.environ.get("BOTPSY_CACHE", Path.home() / ".cache" / "botpsy")) / "models"
         entry = CATALOG[Quant.Q8_0]
-        plan = ModelPlan(
-            cache / entry.file_name,
-            entry.url(),
-            entry.sha256,
-            entry.approx_bytes,
-            "BotPsy-0.8B Q8_0",
-        )
+        plan = plan_model(parse_options({**DEFAULT_OPTIONS, "model": entry.choice}).model, cache)
         if plan.path.exists() or await _online(HUGGING_FACE_BASE_URL):
-            say(f"using BotPsy-0.8B Q8_0 ({entry.approx_bytes / 1e9:.2f} GB) in {cache}")
+            say(f"using {plan.label} ({entry.approx_bytes / 1e9:.2f} GB) in {cache}")
             async with aiohttp.ClientSession() as session:
                 path = await ensure_model(
                     plan, session=session, offline=False, on_progress=_progress
