@@ -6,6 +6,8 @@ what Assist may use, the MQTT broker, a calendar with events and a shopping list
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 import secrets
@@ -33,6 +35,18 @@ class DemoAccounts:
 
 class SetupError(RuntimeError):
     """HA refused a step of the set-up; the message names the step and HA's answer."""
+
+
+@asynccontextmanager
+async def ha_client(base_url: str, token: str, *, timeout_s: float = 15) -> AsyncIterator[HaClient]:
+    """The app's own HA client, connected to HA's WebSocket API; stopped at the end."""
+    client = HaClient(HaEndpoint.from_base_url(base_url, token))
+    await client.start()
+    try:
+        await client.wait_connected(timeout_s)
+        yield client
+    finally:
+        await client.stop()
 
 
 async def _post(session: aiohttp.ClientSession, url: str, **kwargs: Any) -> Any:
@@ -74,14 +88,9 @@ async def onboard(base_url: str) -> tuple[str, str]:
             ("integration", {"client_id": CLIENT_ID, "redirect_uri": CLIENT_ID}),
         ):
             await _post(session, f"{base_url}/api/onboarding/{step}", json=body, headers=auth)
-    client = HaClient(HaEndpoint.from_base_url(base_url, tokens["access_token"]))
-    await client.start()
-    try:
-        await client.wait_connected(15)
+    async with ha_client(base_url, tokens["access_token"]) as client:
         users = await client.call({"type": "config/auth/list"})
         owner = next(u["id"] for u in users if u.get("is_owner"))
-    finally:
-        await client.stop()
     return tokens["access_token"], owner
 
 
@@ -89,10 +98,7 @@ async def set_up_home(
     base_url: str, access_token: str, owner_id: str, broker: tuple[str, int]
 ) -> DemoAccounts:
     """Everything after onboarding; returns the accounts the demo acts as."""
-    client = HaClient(HaEndpoint.from_base_url(base_url, access_token))
-    await client.start()
-    try:
-        await client.wait_connected(15)
+    async with ha_client(base_url, access_token) as client:
         call = client.call
         token = await call(
             {"type": "auth/long_lived_access_token", "client_name": "BotPsy demo", "lifespan": 3650}
@@ -128,35 +134,25 @@ async def set_up_home(
         # Onboarding already made a few rooms (kitchen, living room, bedroom): update those.
         existing = {a["area_id"] for a in await call({"type": "config/area_registry/list"})}
         for area_id, (name, floor_id, aliases) in devices.AREAS.items():
+            area = {"name": name, "floor_id": floor_id, "aliases": aliases}
             if area_id in existing:
-                await call(
-                    {
-                        "type": "config/area_registry/update",
-                        "area_id": area_id,
-                        "name": name,
-                        "floor_id": floor_id,
-                        "aliases": aliases,
-                    }
-                )
+                await call({"type": "config/area_registry/update", "area_id": area_id, **area})
                 continue
-            made = await call(
-                {
-                    "type": "config/area_registry/create",
-                    "name": name,
-                    "floor_id": floor_id,
-                    "aliases": aliases,
-                }
-            )
+            made = await call({"type": "config/area_registry/create", **area})
             if made["area_id"] != area_id:
                 raise SetupError(f"area {name!r} became {made['area_id']}, expected {area_id}")
-        placed = {
-            **{e: spec[1] for e, spec in devices.LIGHTS.items()},
-            **{e: spec[1] for e, spec in devices.SWITCHES.items()},
-            **{e: spec[1] for e, spec in devices.COVERS.items()},
-            **{e: spec[1] for e, spec in devices.LOCKS.items()},
-            **{e: spec[1] for e, spec in devices.FANS.items()},
-            **{e: spec[1] for e, spec in devices.CLIMATES.items()},
-            **{e: spec[1] for e, spec in devices.MEDIA_PLAYERS.items()},
+        placed = {  # entity id: area id (the second field of every device table)
+            entity_id: spec[1]
+            for table in (
+                devices.LIGHTS,
+                devices.SWITCHES,
+                devices.COVERS,
+                devices.LOCKS,
+                devices.FANS,
+                devices.CLIMATES,
+                devices.MEDIA_PLAYERS,
+            )
+            for entity_id, spec in table.items()
         }
         for entity_id, area_id in placed.items():
             update: dict[str, Any] = {
@@ -197,8 +193,6 @@ async def set_up_home(
         )
         await _add_calendar_and_list(client)
         return DemoAccounts(owner_id, child_id, token)
-    finally:
-        await client.stop()
 
 
 async def _config_flow(
@@ -238,11 +232,7 @@ async def add_botpsy_integration(
     from the app's log. Returns the entity id of its Assist agent."""
     data = {"instance": instance, "pairing_code": pairing_code}
     entry = await _config_flow(base_url, token, "botpsy", data)
-    endpoint = HaEndpoint.from_base_url(base_url, token)
-    client = HaClient(endpoint)
-    await client.start()
-    try:
-        await client.wait_connected(30)
+    async with ha_client(base_url, token, timeout_s=30) as client:
         for _ in range(100):
             registry = await client.call({"type": "config/entity_registry/list"})
             agents = [
@@ -254,8 +244,6 @@ async def add_botpsy_integration(
             if agents:
                 return str(agents[0])
             await asyncio.sleep(0.1)
-    finally:
-        await client.stop()
     raise SetupError("the BotPsy integration was added but made no Assist agent")
 
 

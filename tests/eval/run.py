@@ -21,10 +21,11 @@ import sys
 import time
 from typing import Any
 
-from botpsy_agent.ha.client import HaClient, HaEndpoint
+from botpsy_agent.ha.client import HaClient
 from botpsy_agent.policy import Principal, scope
 from demo.__main__ import choose_model
 from demo.client import AgentClient
+from demo.home_setup import ha_client
 from demo.stack import INSTANCE, DemoStack
 from tests.eval.cases import Case, load_cases
 from tool_schemas.base import Access
@@ -302,27 +303,21 @@ async def evaluate(args: argparse.Namespace) -> int:
         assert stack.accounts is not None
         client = AgentClient(stack.broker.host, stack.broker.port, INSTANCE, stack.secret)
         await client.connect()
-        ha = HaClient(HaEndpoint.from_base_url(stack.ha_url, stack.accounts.token))
-        await ha.start()
-        await ha.wait_connected(15)
         try:
-            evaluation = Evaluation(stack, client, Home(ha))
-            outcomes = []
-            for number, case in enumerate(cases, 1):
-                outcome = await evaluation.run_case(case)
-                outcomes.append(outcome)
-                mark = "ok " if outcome.passed else ("FAIL" if case.deterministic else "miss")
-                print(
-                    f"[eval] {number:3}/{len(cases)} {mark} {case.category:18} {case.id}"
-                    + (
-                        ""
-                        if outcome.passed
-                        else f"  ({'; '.join(outcome.problems + outcome.violations)[:160]})"
-                    ),
-                    flush=True,
-                )
+            async with ha_client(stack.ha_url, stack.accounts.token) as ha:
+                evaluation = Evaluation(stack, client, Home(ha))
+                outcomes = []
+                for number, case in enumerate(cases, 1):
+                    outcome = await evaluation.run_case(case)
+                    outcomes.append(outcome)
+                    mark = "ok " if outcome.passed else ("FAIL" if case.deterministic else "miss")
+                    why = "; ".join(outcome.problems + outcome.violations)[:160]
+                    print(
+                        f"[eval] {number:3}/{len(cases)} {mark} {case.category:18} {case.id}"
+                        + (f"  ({why})" if why else ""),
+                        flush=True,
+                    )
         finally:
-            await ha.stop()
             await client.close()
     label = str(model.path.name if model.path else "none")
     report = summarize(outcomes, stand_in=model.stand_in, model=label)
