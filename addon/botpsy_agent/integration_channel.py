@@ -27,15 +27,10 @@ from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import SecretFile
 from botpsy_agent.mqtt.wire import json_payload
-from botpsy_agent.pairing import (
-    SECRETS_FILE,
-    Pairing,
-    SecretStore,
-    SupervisorAccess,
-    offer_to_home_assistant,
-)
+from botpsy_agent.pairing import SECRETS_FILE, Pairing, SecretStore, offer_to_home_assistant
 from botpsy_agent.policy.store import PolicyStore
 from botpsy_agent.policy_sync import PolicyUpdates
+from botpsy_agent.supervisor import SupervisorAccess
 
 _LOGGER = logging.getLogger(__name__)
 REVISIONS_FILE = "policy_revisions.json"

@@ -38,13 +38,7 @@ from typing import Any, Final
 import aiohttp
 
 from botpsy_agent import spake2
-from botpsy_agent.supervisor import (
-    SUPERVISOR_URL,
-    TOKEN_ENVS,
-    URL_ENV,
-    SupervisorClient,
-    SupervisorError,
-)
+from botpsy_agent.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -238,22 +232,6 @@ def _error(session: str, code: str, message: str) -> dict[str, Any]:
 
 
 # --- the Supervisor's discovery -----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SupervisorAccess:
-    """How to reach the Supervisor from inside the app (its token is never shown)."""
-
-    url: str
-    token: str = field(repr=False)
-
-    @classmethod
-    def from_environment(cls, environ: Mapping[str, str]) -> SupervisorAccess | None:
-        """None when the app does not run under the Supervisor."""
-        token = next((environ[name] for name in TOKEN_ENVS if environ.get(name)), None)
-        if token is None:
-            return None
-        return cls(environ.get(URL_ENV) or SUPERVISOR_URL, token)
 
 
 async def offer_to_home_assistant(

@@ -40,9 +40,9 @@ from botpsy_agent.mqtt.announce import ModelInfo
 from botpsy_agent.mqtt.service import MqttService
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import SecretFile
-from botpsy_agent.pairing import SupervisorAccess
 from botpsy_agent.policy.default import HaUser, default_policy_yaml
 from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
+from botpsy_agent.supervisor import SupervisorAccess
 
 _LOGGER = logging.getLogger(__name__)
 HA_START_TIMEOUT_S = 30.0

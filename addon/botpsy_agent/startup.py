@@ -24,10 +24,14 @@ from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.models.download import DownloadError
 from botpsy_agent.models.store import ensure_model, plan_model
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
-from botpsy_agent.pairing import SupervisorAccess
 from botpsy_agent.policy.loader import PolicyError
 from botpsy_agent.runtime import App, RuntimeConfig, StartupProblem
-from botpsy_agent.supervisor import SupervisorClient, SupervisorError, resolve_mqtt
+from botpsy_agent.supervisor import (
+    SupervisorAccess,
+    SupervisorClient,
+    SupervisorError,
+    resolve_mqtt,
+)
 
 _LOGGER = logging.getLogger("botpsy_agent")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import logging
 import os
 from pathlib import Path
@@ -46,6 +46,22 @@ class SupervisorError(Exception):
         self.code = code
         self.message = message
         super().__init__(f"{code}: {message}")
+
+
+@dataclass(frozen=True)
+class SupervisorAccess:
+    """How to reach the Supervisor from inside the app (its token is never shown)."""
+
+    url: str
+    token: str = field(repr=False)
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> SupervisorAccess | None:
+        """None when the app does not run under the Supervisor."""
+        token = next((environ[name] for name in TOKEN_ENVS if environ.get(name)), None)
+        if token is None:
+            return None
+        return cls(environ.get(URL_ENV) or SUPERVISOR_URL, token)
 
 
 @dataclass(frozen=True)
@@ -88,15 +104,14 @@ class SupervisorClient:
         cls, session: aiohttp.ClientSession, environ: Mapping[str, str] | None = None
     ) -> SupervisorClient:
         """The client for this container: token and address from the environment."""
-        env = os.environ if environ is None else environ
-        token = next((env[name] for name in TOKEN_ENVS if env.get(name)), None)
-        if token is None:
+        access = SupervisorAccess.from_environment(os.environ if environ is None else environ)
+        if access is None:
             raise SupervisorError(
                 "no_token",
                 "SUPERVISOR_TOKEN is not set: the app is not running under the Supervisor "
                 "(outside Home Assistant, set the MQTT broker in the options: mqtt.host)",
             )
-        return cls(session, token, url=env.get(URL_ENV) or SUPERVISOR_URL)
+        return cls(session, access.token, url=access.url)
 
     async def mqtt_service(self) -> MqttService:
         """The broker the Supervisor offers, or `SupervisorError` saying why there is none."""

@@ -21,13 +21,13 @@ from botpsy_agent.pairing import (
     SUPERVISOR_LABEL,
     Pairing,
     SecretStore,
-    SupervisorAccess,
     display_code,
     normalize_code,
     offer_to_home_assistant,
 )
 from botpsy_agent.policy.store import PolicyStore
 from botpsy_agent.policy_sync import PolicyUpdates
+from botpsy_agent.supervisor import SupervisorAccess
 from devkit.mosquitto import MosquittoBroker
 from devkit.supervisor import SupervisorStandIn
 from tests.mqtt_probe import MqttProbe

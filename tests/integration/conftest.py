@@ -23,8 +23,9 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.pairing import SECRETS_FILE, SupervisorAccess
+from botpsy_agent.pairing import SECRETS_FILE
 from botpsy_agent.runtime import App, RuntimeConfig
+from botpsy_agent.supervisor import SupervisorAccess
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.mosquitto import MosquittoBroker

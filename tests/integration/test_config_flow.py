@@ -18,7 +18,7 @@ from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from botpsy_agent.pairing import SupervisorAccess
+from botpsy_agent.supervisor import SupervisorAccess
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_PAIRING_CODE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.supervisor import SupervisorStandIn
