@@ -1,6 +1,6 @@
 """Config flow: find a running app, share a signing secret with it, test it, done.
 
-* **user**: pick an app found on the broker (retained `botpsy/+/info`) or type its
+* **user**: pick an app online on the broker (retained `botpsy/+/status`) or type its
   instance name; it must be online.
 * **mqtt**: HA's MQTT discovery of the same info topic (`manifest.json` `mqtt`) offers it.
 * **pair**: the one-time code from the app's log; SPAKE2 over MQTT gives both the secret.
@@ -35,7 +35,7 @@ from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
 import probatio
 
 from .const import CONF_INSTANCE, CONF_PAIRING_CODE, CONF_SECRET, DOMAIN, INSTANCE_PATTERN
-from .discovery import async_find_agents, instance_of
+from .discovery import async_online_instances, instance_of
 from .mqtt_util import json_object
 from .options_flow import PermissionsFlow
 from .pairing import PairingError, async_pair, async_probe
@@ -75,8 +75,7 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
     async def _async_choose_instance(
         self, step_id: str, user_input: dict[str, Any] | None, current: str | None
     ) -> ConfigFlowResult:
-        found = await async_find_agents(self.hass)
-        online = [name for name, agent in found.items() if agent.online]
+        online = await async_online_instances(self.hass)
         errors: dict[str, str] = {}
         if user_input is not None:
             instance = str(user_input[CONF_INSTANCE]).strip().lower()

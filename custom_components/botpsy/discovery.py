@@ -1,29 +1,18 @@
-"""Finding running BotPsy apps: their retained `botpsy/<instance>/info` and `status`."""
+"""Finding running BotPsy apps: their retained `botpsy/<instance>/status`."""
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Any
 
 from homeassistant.components import mqtt
 from homeassistant.core import HomeAssistant, callback
 
 from .const import INSTANCE_PATTERN
-from .mqtt_util import async_subscribe_ready, json_object
-from .topics import INFO_WILDCARD, STATUS_WILDCARD
+from .mqtt_util import async_subscribe_ready
+from .topics import STATUS_WILDCARD
 
 DISCOVERY_SETTLE_S = 0.2
 """After the broker confirms a subscription, how long retained messages may take to arrive."""
-
-
-@dataclass(frozen=True)
-class FoundAgent:
-    """An app instance the broker knows of."""
-
-    instance: str
-    online: bool
-    info: dict[str, Any] | None
 
 
 def instance_of(topic: str) -> str | None:
@@ -34,33 +23,21 @@ def instance_of(topic: str) -> str | None:
     return None
 
 
-async def async_find_agents(hass: HomeAssistant) -> dict[str, FoundAgent]:
-    """Every instance with a retained info or status on the broker, by instance name.
-    Empty when HA's MQTT client is not connected."""
-    infos: dict[str, dict[str, Any]] = {}
-    statuses: dict[str, bool] = {}
-
-    @callback
-    def info_received(message: mqtt.ReceiveMessage) -> None:
-        instance, info = instance_of(message.topic), json_object(message.payload)
-        if instance is not None and info is not None:
-            infos[instance] = info
+async def async_online_instances(hass: HomeAssistant) -> list[str]:
+    """The instances whose status on the broker says online, sorted. Empty when HA's MQTT
+    client is not connected."""
+    online: dict[str, bool] = {}
 
     @callback
     def status_received(message: mqtt.ReceiveMessage) -> None:
         if (instance := instance_of(message.topic)) is not None:
-            statuses[instance] = message.payload == "online"
+            online[instance] = message.payload == "online"
 
     try:
-        unsubscribe = await async_subscribe_ready(
-            hass, [(INFO_WILDCARD, info_received), (STATUS_WILDCARD, status_received)]
-        )
+        unsubscribe = await async_subscribe_ready(hass, [(STATUS_WILDCARD, status_received)])
     except TimeoutError:
-        return {}
+        return []
     await asyncio.sleep(DISCOVERY_SETTLE_S)
     for stop in unsubscribe:
         stop()
-    return {
-        instance: FoundAgent(instance, statuses.get(instance, False), infos.get(instance))
-        for instance in sorted(infos.keys() | statuses.keys())
-    }
+    return sorted(instance for instance, is_online in online.items() if is_online)

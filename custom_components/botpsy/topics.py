@@ -53,5 +53,4 @@ class AgentTopics:
         return f"{self.root}/policy/state"
 
 
-INFO_WILDCARD = f"{BASE_TOPIC}/+/info"
 STATUS_WILDCARD = f"{BASE_TOPIC}/+/status"
