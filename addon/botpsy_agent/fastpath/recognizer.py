@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 from hassil import Intents, RecognizeResult, SlotList, TextSlotList, recognize_best
-from home_assistant_intents import get_intents, get_languages
+from home_assistant_intents import get_intents
 
 from botpsy_agent.home.model import Home
 from tool_schemas.base import Tool
@@ -38,10 +38,6 @@ class Recognized:
 def _intents(language: str) -> Intents | None:
     data = get_intents(language)
     return Intents.from_dict(data) if data else None
-
-
-def supported_languages() -> set[str]:
-    return set(get_languages())
 
 
 def _slot_lists(home: Home) -> dict[str, SlotList]:

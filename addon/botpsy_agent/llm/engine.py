@@ -12,7 +12,6 @@ sets `n_tokens`/`input_ids`, which are its internals).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
 import ctypes
 from dataclasses import dataclass
 import hashlib
@@ -418,6 +417,3 @@ class LlamaEngine:
         import llama_cpp
 
         return bool(llama_cpp.llama_vocab_is_eog(self._vocab, token))
-
-
-type Job[T] = Callable[[LlamaEngine, threading.Event], T]
