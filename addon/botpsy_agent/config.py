@@ -31,6 +31,7 @@ DATA_DIR_ENV: Final = "BOTPSY_DATA_DIR"
 """Move the two folders elsewhere (development, the demo, tests)."""
 
 INSTANCE_PATTERN: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+INSTANCE_RULE: Final = "1-32 of a-z, 0-9, '_' or '-', starting with a letter or digit"
 LANGUAGE_PATTERN: Final = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")
 SHA256_PATTERN: Final = re.compile(r"[0-9a-fA-F]{64}")
 HOST_PATTERN: Final = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.:_-]{0,252}[A-Za-z0-9])?")
@@ -311,7 +312,7 @@ class _Reader:
         model = self.model_settings()
         mqtt = self.mqtt_override()
         rate_limits = self.rate_limits()
-        instance = self.get("instance", _matching(INSTANCE_PATTERN, _INSTANCE_RULE))
+        instance = self.get("instance", _matching(INSTANCE_PATTERN, INSTANCE_RULE))
         languages = self.get("languages", _languages)
         policy_file = self.get("policy_file", _policy_path(config_dir))
         log_level = self.get("log_level", _choice(LogLevel))
@@ -391,7 +392,6 @@ class _Reader:
 
 
 MQTT_FIELDS: Final = frozenset({"host", "port", "username", "password", "tls", "ca_file"})
-_INSTANCE_RULE: Final = "1-32 of a-z, 0-9, '_' or '-', starting with a letter or digit"
 
 
 # --- value checks: each returns the value or raises _Invalid(message) ----------------------

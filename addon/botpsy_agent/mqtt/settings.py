@@ -11,7 +11,8 @@ from enum import StrEnum
 from pathlib import Path
 import re
 
-INSTANCE_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+from botpsy_agent.config import INSTANCE_PATTERN, INSTANCE_RULE
+
 TOPIC_PREFIX_PATTERN = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
 
 
@@ -83,10 +84,7 @@ class ApiSettings:
 
     def __post_init__(self) -> None:
         if not INSTANCE_PATTERN.fullmatch(self.instance):
-            raise ValueError(
-                f"instance {self.instance!r} must be 1-32 of a-z, 0-9, '_' or '-', "
-                "starting with a letter or digit"
-            )
+            raise ValueError(f"instance {self.instance!r} must be {INSTANCE_RULE}")
         for name in ("base_topic", "discovery_prefix"):
             value = getattr(self, name)
             if not TOPIC_PREFIX_PATTERN.fullmatch(value):
