@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from functools import cached_property
 import hashlib
 import json
 from typing import Any
@@ -29,9 +30,10 @@ class Offer:
     listing: str
     entity_ids: frozenset[str]
 
-    @property
+    @cached_property
     def key(self) -> str:
-        """Identifies the prompt prefix this offer produces (for snapshots and grammars)."""
+        """Identifies the prompt prefix this offer produces (for snapshots and grammars).
+        Asked on every model step; an offer is reused until names or the policy change."""
         text = json.dumps([self.schemas, self.listing], sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
