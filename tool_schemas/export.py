@@ -57,9 +57,10 @@ def export_command(
     parser.add_argument("--check", action="store_true", help="fail if an export is stale")
     args = parser.parse_args(argv)
     if args.check:
-        for name in stale():
+        names = stale()
+        for name in names:
             print(f"stale: tool_schemas/json/{name}", file=sys.stderr)
-        return 1 if stale() else 0
+        return 1 if names else 0
     JSON_DIR.mkdir(exist_ok=True)
     wanted = files()
     for name in stale():
