@@ -7,6 +7,7 @@ Nothing else in the system invents tool shapes: the model's grammar, the fast pa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 import hashlib
 import json
 from typing import Any
@@ -134,6 +135,7 @@ def catalog() -> list[dict[str, Any]]:
     return [tool_json_schema(tool) for tool in TOOLS.values()]
 
 
+@cache  # the catalogue is fixed for the life of the process
 def catalog_version() -> str:
     """A short hash of the whole catalogue: changes whenever any tool's contract changes."""
     text = json.dumps(catalog(), sort_keys=True)
