@@ -38,6 +38,11 @@ class MappingContext:
     """Timezone-aware, in the home's timezone."""
 
 
+def given(**values: object) -> dict[str, object]:
+    """The optional values that were given (None left out), in order: for a call's data."""
+    return {key: value for key, value in values.items() if value is not None}
+
+
 class Access(StrEnum):
     """What a tool does to its targets, for the permission check."""
 

@@ -17,6 +17,7 @@ from tool_schemas.base import (
     ShortText,
     TargetSpec,
     Tool,
+    given,
 )
 
 # Local wall-clock times in the home's timezone, as people say them: no offsets.
@@ -164,11 +165,11 @@ class CreateEvent(_EventTimes):
     def to_actions(
         self, targets: Sequence[TargetState], context: MappingContext
     ) -> tuple[HaAction, ...]:
-        data: dict[str, object] = {"summary": self.summary, **self.times(context)}
-        if self.description:
-            data["description"] = self.description
-        if self.location:
-            data["location"] = self.location
+        data = {
+            "summary": self.summary,
+            **self.times(context),
+            **given(description=self.description, location=self.location),
+        }
         return (
             ServiceCall("calendar", "create_event", (self.calendar_id,), data, idempotent=False),
         )
@@ -202,18 +203,13 @@ class UpdateEvent(_EventTimes):
         self, targets: Sequence[TargetState], context: MappingContext
     ) -> tuple[HaAction, ...]:
         times = self.times(context)
-        event: dict[str, object] = {
+        event = {
             "summary": self.summary,
             "dtstart": times.get("start_date_time") or times["start_date"],
             "dtend": times.get("end_date_time") or times["end_date"],
+            **given(description=self.description, location=self.location),
         }
-        if self.description:
-            event["description"] = self.description
-        if self.location:
-            event["location"] = self.location
-        payload: dict[str, object] = {"uid": self.uid, "event": event}
-        if self.recurrence_id:
-            payload["recurrence_id"] = self.recurrence_id
+        payload = {"uid": self.uid, "event": event, **given(recurrence_id=self.recurrence_id)}
         return (CalendarCommand("calendar/event/update", self.calendar_id, payload),)
 
 
@@ -236,9 +232,7 @@ class DeleteEvent(Tool):
     def to_actions(
         self, targets: Sequence[TargetState], context: MappingContext
     ) -> tuple[HaAction, ...]:
-        payload: dict[str, object] = {"uid": self.uid}
-        if self.recurrence_id:
-            payload["recurrence_id"] = self.recurrence_id
+        payload = {"uid": self.uid, **given(recurrence_id=self.recurrence_id)}
         return (CalendarCommand("calendar/event/delete", self.calendar_id, payload),)
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import Field, StringConstraints, model_validator
 
 from tool_schemas.actions import HaAction, ServiceCall, TargetState, ToolMappingError
-from tool_schemas.base import Access, MappingContext, ShortText, Targeted, TargetSpec
+from tool_schemas.base import Access, MappingContext, ShortText, Targeted, TargetSpec, given
 
 
 def per_domain(
@@ -354,8 +354,7 @@ class ControlLock(Targeted):
     def to_actions(
         self, targets: Sequence[TargetState], context: MappingContext
     ) -> tuple[HaAction, ...]:
-        data: dict[str, object] = {"code": self.code} if self.code else {}
-        return per_domain(targets, self.action, data)
+        return per_domain(targets, self.action, given(code=self.code))
 
 
 # --- fans ----------------------------------------------------------------------------------
@@ -603,8 +602,7 @@ class ControlTimer(Targeted):
     def to_actions(
         self, targets: Sequence[TargetState], context: MappingContext
     ) -> tuple[HaAction, ...]:
-        data: dict[str, object] = {"duration": self.duration} if self.duration else {}
-        return per_domain(targets, self.action, data)
+        return per_domain(targets, self.action, given(duration=self.duration))
 
 
 DEVICE_TOOLS: tuple[type[Targeted], ...] = (

@@ -16,6 +16,7 @@ from tool_schemas.base import (
     ShortText,
     TargetSpec,
     Tool,
+    given,
 )
 from tool_schemas.calendar import Day
 
@@ -42,9 +43,7 @@ class SendMessage(Tool):
     ) -> tuple[HaAction, ...]:
         actions: list[HaAction] = []
         for target in targets:
-            data: dict[str, object] = {"message": self.message}
-            if self.title:
-                data["title"] = self.title
+            data = {"message": self.message, **given(title=self.title)}
             if target.is_service:
                 # A legacy notify service (mobile_app): the service is the recipient.
                 service = target.entity_id.split(".", 1)[1]
@@ -70,9 +69,7 @@ class CreateNotification(Tool):
     def to_actions(
         self, targets: Sequence[TargetState], context: MappingContext
     ) -> tuple[HaAction, ...]:
-        data: dict[str, object] = {"message": self.message}
-        if self.title:
-            data["title"] = self.title
+        data = {"message": self.message, **given(title=self.title)}
         return (ServiceCall("persistent_notification", "create", (), data, idempotent=False),)
 
 
@@ -98,11 +95,8 @@ class AddTodoItem(_TodoTool):
     def to_actions(
         self, targets: Sequence[TargetState], context: MappingContext
     ) -> tuple[HaAction, ...]:
-        data: dict[str, object] = {"item": self.item}
-        if self.due_date:
-            data["due_date"] = self.due_date.isoformat()
-        if self.description:
-            data["description"] = self.description
+        due_date = self.due_date.isoformat() if self.due_date else None
+        data = {"item": self.item, **given(due_date=due_date, description=self.description)}
         return (ServiceCall("todo", "add_item", (self.list_id,), data, idempotent=False),)
 
 
