@@ -97,6 +97,13 @@ async def test_what_the_action_cannot_get_an_answer_for_is_an_error(
         await ask(hass, text="mach das Licht aus", language="de")
     assert raised.value.translation_key == "agent_error"
     assert raised.value.translation_placeholders["code"] == "unknown_language"
+    # An error the agent phrased itself (no model for what the fast path cannot do): Assist
+    # says its words, the action fails with them.
+    with pytest.raises(HomeAssistantError) as raised:
+        await ask(hass, text="could you think about what the house needs tonight")
+    assert raised.value.translation_key == "agent_error"
+    assert raised.value.translation_placeholders["code"] == "model_unavailable"
+    assert raised.value.translation_placeholders["message"]
     # Two apps: say which.
     second = MockConfigEntry(
         domain=DOMAIN, unique_id="upstairs", data={CONF_INSTANCE: "upstairs", CONF_SECRET: "x" * 20}
