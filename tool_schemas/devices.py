@@ -57,43 +57,40 @@ SWITCHABLE = frozenset(
 )
 
 
-class TurnOn(Targeted):
+class _OneService(Targeted):
+    """A tool that is one service without data, called per domain on every target."""
+
+    access: ClassVar[Access] = Access.CONTROL
+    service: ClassVar[str]
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        return per_domain(targets, self.service)
+
+
+class TurnOn(_OneService):
     """Switch things on: lights, switches, fans, media players, climate, humidifiers."""
 
     name: ClassVar[str] = "turn_on"
-    access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = SWITCHABLE
-
-    def to_actions(
-        self, targets: Sequence[TargetState], context: MappingContext
-    ) -> tuple[HaAction, ...]:
-        return per_domain(targets, "turn_on")
+    service: ClassVar[str] = "turn_on"
 
 
-class TurnOff(Targeted):
+class TurnOff(_OneService):
     """Switch things off: lights, switches, fans, media players, climate, humidifiers."""
 
     name: ClassVar[str] = "turn_off"
-    access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = SWITCHABLE
-
-    def to_actions(
-        self, targets: Sequence[TargetState], context: MappingContext
-    ) -> tuple[HaAction, ...]:
-        return per_domain(targets, "turn_off")
+    service: ClassVar[str] = "turn_off"
 
 
-class Toggle(Targeted):
+class Toggle(_OneService):
     """Flip things between on and off."""
 
     name: ClassVar[str] = "toggle"
-    access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = SWITCHABLE - {"water_heater", "siren"} | {"cover"}
-
-    def to_actions(
-        self, targets: Sequence[TargetState], context: MappingContext
-    ) -> tuple[HaAction, ...]:
-        return per_domain(targets, "toggle")
+    service: ClassVar[str] = "toggle"
 
 
 # --- lights --------------------------------------------------------------------------------
@@ -505,30 +502,20 @@ class ControlVacuum(Targeted):
         return per_domain(targets, self.action)
 
 
-class ActivateScene(Targeted):
+class ActivateScene(_OneService):
     """Activate a scene."""
 
     name: ClassVar[str] = "activate_scene"
-    access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"scene"})
-
-    def to_actions(
-        self, targets: Sequence[TargetState], context: MappingContext
-    ) -> tuple[HaAction, ...]:
-        return per_domain(targets, "turn_on")
+    service: ClassVar[str] = "turn_on"
 
 
-class RunScript(Targeted):
+class RunScript(_OneService):
     """Run a script."""
 
     name: ClassVar[str] = "run_script"
-    access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"script"})
-
-    def to_actions(
-        self, targets: Sequence[TargetState], context: MappingContext
-    ) -> tuple[HaAction, ...]:
-        return per_domain(targets, "turn_on")
+    service: ClassVar[str] = "turn_on"
 
 
 class SetNumber(Targeted):
