@@ -11,6 +11,7 @@ import sys
 import time
 
 from botpsy_agent.health import HealthState, check_health
+from tests.ha_bridge import wait_until
 
 
 def run_health(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -106,7 +107,7 @@ async def test_beat_forever_keeps_the_file_fresh(tmp_path: Path) -> None:
     clock = iter(range(1000))
     state = HealthState(path, clock=lambda: float(next(clock)))
     task = asyncio.create_task(state.beat_forever(interval=0.01))
-    await asyncio.sleep(0.1)
+    await wait_until(lambda: state.snapshot.updated >= 3)
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     assert json.loads(path.read_text())["updated"] >= 3

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, device_registry as dr, entity_registry as er
@@ -155,7 +153,7 @@ async def test_catches_up_after_ha_restarts(
     hass.states.async_set("sensor.rain", "3", {"friendly_name": "Rain today"})
     hass.states.async_remove("sensor.snow")
     er.async_get(hass).async_update_entity("switch.ac", name="Garage heater")
-    await asyncio.sleep(0.1)
+    await hass.async_block_till_done()
     await ha_api.start()
     await client.wait_connected(5)
     await index.wait_synced(5)

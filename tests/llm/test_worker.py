@@ -12,6 +12,7 @@ import pytest
 
 from botpsy_agent.llm.engine import Cancelled, EngineSettings, LlamaEngine
 from botpsy_agent.llm.worker import Job, ModelBusy, ModelTimeout, ModelUnavailable, ModelWorker
+from tests.ha_bridge import wait_until
 
 
 @pytest.fixture
@@ -51,7 +52,7 @@ async def test_a_full_queue_answers_busy_at_once(worker: ModelWorker) -> None:
     running = asyncio.ensure_future(first)
     await asyncio.to_thread(started.wait, 5)
     queued = asyncio.ensure_future(worker.run(blocking_job(release, threading.Event()), 10))
-    await asyncio.sleep(0.05)
+    await wait_until(lambda: worker.queue_length == 2)
     assert worker.queue_length == 2
     with pytest.raises(ModelBusy):
         await worker.run(blocking_job(release, threading.Event()), timeout_s=10)
@@ -95,10 +96,7 @@ async def test_a_warm_up_yields_to_a_request(worker: ModelWorker) -> None:
         return "answered"
 
     assert await worker.run(request, timeout_s=5) == "answered"
-    for _ in range(100):
-        if runs.count("warm") == 2:
-            break
-        await asyncio.sleep(0.02)
+    await wait_until(lambda: runs.count("warm") == 2, timeout_s=2)
     assert runs == ["warm", "request", "warm"]  # pre-empted, then done when idle
 
 
