@@ -78,6 +78,13 @@ class ReadStates:
 type HaAction = ServiceCall | CalendarCommand | ReadStates
 
 
+def describe(action: HaAction) -> dict[str, Any]:
+    """The action as plain JSON: the WebSocket message it sends, or what it reads."""
+    if isinstance(action, ReadStates):
+        return {"type": "read_states", "entity_ids": list(action.entity_ids)}
+    return action.as_message()
+
+
 class ToolMappingError(ValueError):
     """A valid call that cannot become an HA action for these targets."""
 

@@ -53,6 +53,7 @@ from botpsy_agent.protocol import (
     Status,
     Timings,
 )
+from tool_schemas.actions import describe
 from tool_schemas.base import Access, MappingContext, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 
@@ -311,7 +312,7 @@ class BotPsyAgent:
                 report, Status.ERROR, speech, {"error": {"code": err.code, "message": err.message}}
             )
         report.entity_ids = list(resolved.entity_ids)
-        report.service_calls = [_describe(a) for a in resolved.actions]
+        report.service_calls = [describe(a) for a in resolved.actions]
 
         decision = authorize(policy, request.principal, resolved, now)
         report.rule = decision.rule
@@ -447,7 +448,7 @@ class BotPsyAgent:
             resolved.call.name,
             resolved.call.model_dump(exclude_none=True, mode="json"),
             entity_ids=list(resolved.entity_ids),
-            service_calls=[_describe(a) for a in resolved.actions],
+            service_calls=[describe(a) for a in resolved.actions],
         )
         decision = authorize(policy, request.principal, resolved, now)
         report.rule = decision.rule
@@ -602,11 +603,3 @@ def _brief(step: _Step) -> dict[str, Any]:
     if step.report.error is not None:
         brief["error"] = step.report.error.code
     return brief
-
-
-def _describe(action: Any) -> dict[str, Any]:
-    message = getattr(action, "as_message", None)
-    if callable(message):
-        result: dict[str, Any] = message()
-        return result
-    return {"type": "read_states", "entity_ids": list(getattr(action, "entity_ids", ()))}
