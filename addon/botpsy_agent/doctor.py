@@ -7,7 +7,7 @@ disk. Nothing is changed; every check runs even when an earlier one failed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 import os
 from pathlib import Path
@@ -19,6 +19,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from botpsy_agent.config import OptionsError, Settings, load_app_settings
+from botpsy_agent.cpu import cpu_problem
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.llm.model_info import ModelFileError, read_model_info
@@ -135,7 +136,9 @@ async def _home_assistant(environ: Mapping[str, str]) -> Check:
     )
 
 
-def _model(plan: ModelPlan) -> Check:
+def _model(plan: ModelPlan, cpu_check: Callable[[], str | None] = cpu_problem) -> Check:
+    if problem := cpu_check():  # before read_model_info loads llama.cpp
+        return Check("model", False, problem, "run the app on a CPU the documentation lists")
     if not plan.path.exists():
         how = (
             "start the app once while online (it downloads it)"

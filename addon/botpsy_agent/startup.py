@@ -8,7 +8,7 @@ SIGINT stops it cleanly, within the app's stop timeout.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 import contextlib
 import logging
 import os
@@ -18,6 +18,7 @@ import signal
 import aiohttp
 
 from botpsy_agent.config import LogLevel, OptionsError, Settings, load_app_settings
+from botpsy_agent.cpu import cpu_problem
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.health import HEALTH_FILE_NAME, RUN_DIR_ENV
 from botpsy_agent.llm.engine import EngineSettings
@@ -71,7 +72,16 @@ async def resolve_broker(
     )
 
 
-async def resolve_model(settings: Settings, session: aiohttp.ClientSession) -> EngineSettings:
+async def resolve_model(
+    settings: Settings,
+    session: aiohttp.ClientSession,
+    *,
+    cpu_check: Callable[[], str | None] = cpu_problem,
+) -> EngineSettings:
+    """The model file, downloaded if need be, once the CPU is known to run llama.cpp's build
+    (on one it cannot run, the library dies with "Illegal instruction" as it is loaded)."""
+    if problem := cpu_check():
+        raise StartupError(f"model: {problem}")
     plan = plan_model(settings.model, settings.models_dir)
     try:
         path = await ensure_model(plan, session=session, offline=settings.model.offline)

@@ -1,8 +1,15 @@
-"""The CPU check that runs before llama.cpp is loaded."""
+"""The CPU check that runs before the model is downloaded or llama.cpp is loaded."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from botpsy_agent.config import parse_options
 from botpsy_agent.cpu import cpu_flags, cpu_problem
+from botpsy_agent.startup import StartupError, resolve_model
 
 HASWELL = "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma f16c bmi2 aes\n"
 GEMINI_LAKE = "processor\t: 0\nflags\t\t: fpu sse4_1 sse4_2 aes rdrand\n"
@@ -27,3 +34,15 @@ def test_other_architectures_and_unknown_layouts() -> None:
         "this app runs on x86-64 (amd64) and ARM64 (aarch64), not on armv7l"
     )
     assert cpu_problem("x86_64", "model name: something\n") is None  # cannot tell: let it try
+
+
+async def test_start_up_stops_on_such_a_cpu_before_downloading_anything(tmp_path: Path) -> None:
+    settings = parse_options(
+        {"model": "Q8_0"}, config_dir=tmp_path / "config", data_dir=tmp_path / "data"
+    )
+    lacking = cpu_problem("x86_64", GEMINI_LAKE)
+    async with aiohttp.ClientSession() as session:  # nothing may be asked of the network
+        with pytest.raises(StartupError) as err:
+            await resolve_model(settings, session, cpu_check=lambda: lacking)
+    assert err.value.lines == (f"model: {lacking}",)
+    assert not (tmp_path / "config").exists()  # no models folder, no download begun
