@@ -40,7 +40,7 @@ from botpsy_agent.ha.index import EntityIndex, StateChange
 from botpsy_agent.home.model import EntityState, Home
 from botpsy_agent.home.resolve import ResolvedCall
 from botpsy_agent.protocol import ErrorInfo
-from tool_schemas.actions import CalendarCommand, HaAction, ReadStates, ServiceCall
+from tool_schemas.actions import CalendarCommand, HaAction, ReadStates, ServiceCall, describe
 
 
 class ActionStatus(StrEnum):
@@ -298,13 +298,6 @@ def _failure(action: HaAction, err: HaError) -> ActionOutcome:
     return ActionOutcome(
         action, ActionStatus.FAILED, error=ErrorInfo(f"ha_{err.code}", err.message)
     )
-
-
-def describe(action: HaAction) -> dict[str, Any]:
-    """The action as plain JSON: the WebSocket message it sends, or what it reads."""
-    if isinstance(action, ReadStates):
-        return {"type": "read_states", "entity_ids": list(action.entity_ids)}
-    return action.as_message()
 
 
 def _state_json(state: EntityState) -> dict[str, Any]:
