@@ -2,7 +2,7 @@
 
 The payloads are shaped as HA's WebSocket API sends them (registries, states, exposure,
 services, users) and go through the same functions the live index uses
-(`HaData.from_payloads`, `build_home`, `listing_fingerprint`); no HA is needed.
+(`HaData.from_payloads`, `build_home`, `Home.names_key`); no HA is needed.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import time
 import tracemalloc
 from typing import Any
 
-from botpsy_agent.ha.listing import listing_fingerprint, render_listing
 from botpsy_agent.ha.names import resolve
 from botpsy_agent.ha.registries import HaData, build_entity, build_home
+from botpsy_agent.home.listing import render_listing
 
 ENTITIES = 2000
 AREAS = 25
@@ -112,7 +112,7 @@ def payloads(n_entities: int = ENTITIES, seed: int = 0) -> dict[str, Any]:
 def build(data: dict[str, Any]) -> Any:
     ha = HaData.from_payloads(**data)
     home = build_home(ha)
-    listing_fingerprint(home.entities, home.areas, home.floors)
+    _ = home.names_key  # what the index computes on every registry change
     return ha, home
 
 

@@ -8,6 +8,7 @@ from homeassistant.helpers import area_registry as ar, device_registry as dr, en
 
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.index import EntityIndex
+from botpsy_agent.home.listing import render_listing
 from tests.ha_bridge import TEST_BACKOFF, HaBridge, index_matches_ha, wait_until
 from tests.ha_home import HaHome, PhoneAppStandIn
 from tests.ha_server import HomeAssistantApiServer
@@ -101,7 +102,7 @@ async def test_state_changes_leave_the_listing_alone(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
     index = ha_bridge.index
-    version, listing = index.listing_version, index.render_listing(index.home.entities)
+    version, listing = index.listing_version, render_listing(index.home, index.home.entities)
     changed: list[str] = []
     index.add_listing_listener(changed.append)
     await hass.services.async_call("light", "toggle", {"entity_id": "light.bed_light"}, True)
@@ -114,26 +115,24 @@ async def test_state_changes_leave_the_listing_alone(
         lambda: index.home.state_of("light.kitchen_lights").attributes.get("brightness") == 12
     )
     assert index.listing_version == version
-    assert index.render_listing(index.home.entities) == listing
+    assert render_listing(index.home, index.home.entities) == listing
     assert changed == []
 
 
 async def test_listing_is_compact_sorted_and_stable(ha_bridge: HaBridge) -> None:
     index = ha_bridge.index
     ids = ["light.kitchen_lights", "light.bed_light", "lock.back_door", "light.nope"]
-    listing = index.render_listing(ids)
-    assert listing == index.render_listing(reversed(ids))
-    assert listing == (
-        "floors:\n"
-        "ground_floor: Ground floor (aliases: downstairs)\n"
-        "upstairs: Upstairs (aliases: first floor)\n"
+    listing = render_listing(index.home, ids)
+    assert listing == render_listing(index.home, reversed(ids))
+    assert listing == (  # the prompt's listing, from the live index's home
+        "floors: ground_floor = Ground floor, upstairs = Upstairs\n"
         "areas:\n"
-        "bedroom: Bedroom (floor: upstairs; aliases: master bedroom)\n"
-        "kitchen: Kitchen (floor: ground_floor)\n"
+        "- bedroom = Bedroom (floor upstairs) [master bedroom]\n"
+        "- kitchen = Kitchen (floor ground_floor)\n"
         "entities:\n"
-        "light.bed_light: Bed Light (area: bedroom; aliases: bedside lamp)\n"
-        "light.kitchen_lights: Kitchen Lights (area: kitchen; aliases: kitchen lamp)\n"
-        "lock.back_door: Back door (area: kitchen)\n"
+        "- light.bed_light = Bed Light (in bedroom) [bedside lamp]\n"
+        "- light.kitchen_lights = Kitchen Lights (in kitchen) [kitchen lamp]\n"
+        "- lock.back_door = Back door (in kitchen)"
     )
     assert "on" not in listing.split() and "off" not in listing.split()
 

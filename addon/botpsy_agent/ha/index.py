@@ -6,9 +6,9 @@ Used by the agent, the policy, the MQTT layer and the executor::
     await index.start()                       # subscribes; loads as soon as connected
     await index.wait_synced(timeout_s=30)
     index.home                                # botpsy_agent.home.model.Home (immutable)
-    index.listing_version                     # str: changes only with the listing
+    index.listing_version                     # str: Home.names_key, changes only with
+                                              # what the prompt's listing is made from
     remove = index.add_listing_listener(lambda version: ...)
-    index.render_listing(entity_ids)          # str for the model's prompt (ha/listing.py)
     index.users                               # tuple[HaUser, ...] (config/auth/list)
     index.labels                              # {label_id: name}
     remove = index.add_state_listener(lambda change: ...)  # every state_changed, applied
@@ -23,7 +23,7 @@ arrives while `get_states` is in flight is newer than the snapshot and is kept.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 import logging
@@ -31,7 +31,6 @@ from typing import Any
 
 from botpsy_agent.ha.client import ConnectionState, HaClient, Subscription
 from botpsy_agent.ha.errors import HaCallError, HaError
-from botpsy_agent.ha.listing import listing_fingerprint, render_listing
 from botpsy_agent.ha.registries import (
     ASSISTANT,
     NOT_RECIPIENTS,
@@ -88,7 +87,7 @@ class EntityIndex:
         self._areas: dict[str, Area] = {}
         self._floors: dict[str, Floor] = {}
         self._home: Home | None = None
-        self._version = listing_fingerprint({}, {}, {})
+        self._version = Home({}).names_key
         self._listing_listeners: list[ListingListener] = []
         self._state_listeners: list[StateChangeListener] = []
         self._subscriptions: list[Subscription] = []
@@ -131,9 +130,6 @@ class EntityIndex:
     def synced(self) -> bool:
         """True once a full load finished on the current connection."""
         return self._synced.is_set()
-
-    def render_listing(self, entity_ids: Iterable[str]) -> str:
-        return render_listing(self.home, entity_ids)
 
     def add_listing_listener(self, listener: ListingListener) -> Callable[[], None]:
         """Call `listener(listing_version)` whenever the listing changes."""
@@ -410,7 +406,7 @@ class EntityIndex:
         self._update_version()
 
     def _update_version(self) -> None:
-        version = listing_fingerprint(self._entities, self._areas, self._floors)
+        version = Home(self._entities, self._areas, self._floors).names_key
         if version == self._version:
             return
         self._version = version
