@@ -131,11 +131,11 @@ def test_invalid_policy_gives_a_precise_error(kind: str, text: str, expected: st
 
 
 @pytest.mark.parametrize("selector", ["entities", "tools", "areas"])
-def test_a_selector_with_no_value_is_left_out(selector: str) -> None:
-    # `entities:` with nothing after it (a file cut short) is null, like a missing selector.
-    empty = parse_policy(BASE + f"      - deny: control\n        {selector}:\n", "p.yaml")
-    without = parse_policy(BASE + "      - deny: control\n", "p.yaml")
-    assert empty.groups["users"].rules == without.groups["users"].rules
+def test_a_selector_with_no_value_is_refused_not_read_as_everything(selector: str) -> None:
+    # `areas:` with nothing after it would otherwise be no selector: the rule would cover all.
+    with pytest.raises(PolicyError) as err:
+        parse_policy(BASE + f"      - allow: control\n        {selector}:\n", "p.yaml")
+    assert f"p.yaml:7: groups.users.rules[1].{selector}: has no value" in str(err.value)
 
 
 def test_unknown_ha_user_is_an_unknown_principal() -> None:

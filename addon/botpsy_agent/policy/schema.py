@@ -108,6 +108,19 @@ class TimeWindow(Strict):
         return self
 
 
+SELECTORS = (
+    "entities",
+    "areas",
+    "floors",
+    "domains",
+    "devices",
+    "labels",
+    "device_classes",
+    "tools",
+)
+"""A rule's selector fields: each one given must match (none given: everything)."""
+
+
 class RuleSpec(Strict):
     """One rule: exactly one effect, optional selectors (all must match), optional window."""
 
@@ -132,11 +145,19 @@ class RuleSpec(Strict):
     def _one_or_many(cls, value: object) -> object:
         return [value] if isinstance(value, str) else value
 
-    # `entities:` or `tools:` with nothing after it is None here, like any other selector.
+    @field_validator(*SELECTORS, mode="before")
+    @classmethod
+    def _not_blank(cls, value: object) -> object:
+        # `areas:` with nothing after it (a slip, or a file cut short) would otherwise read
+        # as no selector at all: a rule meant for a few areas would cover the whole home.
+        if value is None:
+            raise ValueError("has no value: list what it selects, or leave the key out")
+        return value
+
     @field_validator("entities")
     @classmethod
-    def _globs(cls, globs: list[str] | None) -> list[str] | None:
-        for glob in globs or ():
+    def _globs(cls, globs: list[str]) -> list[str]:
+        for glob in globs:
             if not GLOB.match(glob):
                 raise ValueError(
                     f"{glob!r} is not an entity glob (like light.* or sensor.kitchen_?)"
@@ -145,8 +166,8 @@ class RuleSpec(Strict):
 
     @field_validator("tools")
     @classmethod
-    def _known_tools(cls, tools: list[str] | None) -> list[str] | None:
-        unknown = sorted(set(tools or ()) - TOOLS.keys())
+    def _known_tools(cls, tools: list[str]) -> list[str]:
+        unknown = sorted(set(tools) - TOOLS.keys())
         if unknown:
             raise ValueError(f"unknown tool {', '.join(unknown)}")
         return tools
