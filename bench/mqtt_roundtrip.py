@@ -16,7 +16,6 @@ import asyncio
 from dataclasses import dataclass, field
 import json
 from pathlib import Path
-import socket
 import statistics
 import tempfile
 import threading
@@ -28,6 +27,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from botpsy_agent.mqtt import ApiSettings, BrokerSettings, MqttService
+from botpsy_agent.mqtt.connection import send_at_once
 from botpsy_agent.protocol import AgentRequest, AgentResponse, Path as AnswerPath, Status
 from devkit.mosquitto import MosquittoBroker
 
@@ -94,7 +94,7 @@ class BenchClient:
             CallbackAPIVersion.VERSION2, client_id=f"bench-{uuid.uuid4().hex[:6]}"
         )
         self.client.on_message = self._on_message
-        self.client.on_socket_open = _no_delay
+        self.client.on_socket_open = send_at_once
         subscribed = threading.Event()
         self.client.on_subscribe = lambda *args: subscribed.set()
         self.client.connect(self.broker.host, self.broker.port)
@@ -134,10 +134,6 @@ class BenchClient:
             self.round_trips_ms[answer["id"]] = (arrived - self.sent[answer["id"]]) * 1000
             self.door_ms[answer["id"]] = answer["timings"]["total_ms"]
             self.answered.notify_all()
-
-
-def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:

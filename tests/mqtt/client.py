@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 import json
-import socket
 import ssl
 import threading
 from typing import Any
@@ -23,6 +22,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from botpsy_agent.mqtt.connection import send_at_once
 from devkit.mosquitto import MosquittoBroker
 
 
@@ -76,7 +76,7 @@ class ApiClient:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         self.client.on_subscribe = self._on_subscribe
-        self.client.on_socket_open = _no_delay
+        self.client.on_socket_open = send_at_once
 
     @property
     def v5(self) -> bool:
@@ -217,10 +217,6 @@ async def subscribed_client(
         yield client
     finally:
         await client.close()
-
-
-def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _id_of(message: Message) -> Any:

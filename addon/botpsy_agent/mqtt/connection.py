@@ -49,7 +49,7 @@ class Will:
     retain: bool = True
 
 
-def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
+def send_at_once(client: mqtt.Client, userdata: Any, sock: Any) -> None:
     """Send small packets at once: an answer must not wait for the acknowledgement of the
     PUBACK before it (Nagle's algorithm against delayed ACKs costs ~40 ms a hop)."""
     with contextlib.suppress(OSError, AttributeError):
@@ -188,7 +188,7 @@ class MqttConnection:
         client.on_message = self._paho_message
         client.on_publish = self._paho_publish
         client.on_subscribe = self._paho_subscribe
-        client.on_socket_open = _no_delay
+        client.on_socket_open = send_at_once
         client.on_connect_fail = self._paho_connect_fail
         return client
 
