@@ -175,7 +175,11 @@ async def test_notify_recipients_follow_service_events(
     grandma = PhoneAppStandIn(hass, "Grandma's tablet")
     grandma.register()
     await wait_until(lambda: grandma.recipient in index.home.entities)
-    assert index.home.entities[grandma.recipient].name == "Grandma's tablet"
+    # The service event may come before the index has re-read the phone's new device: the
+    # name follows the device as soon as it has.
+    await wait_until(
+        lambda: index.home.entities[grandma.recipient].name == "Grandma's tablet", timeout_s=5
+    )
     hass.services.async_remove("notify", grandma.service)
     await wait_until(lambda: grandma.recipient not in index.home.entities)
 
