@@ -113,24 +113,26 @@ def test_an_invalid_update_is_refused_and_the_file_stays(updates: PolicyUpdates)
     assert result is not None and "no HA user has id" in result.problems[0]
 
 
+MALFORMED = [
+    (MINJI, b"{not json", "not JSON"),
+    (MINJI, b"[]", "not a JSON object"),
+    (MINJI, update(MINJI, 1, user=user(), extra=1), "unknown ['extra']"),
+    ("confirm", update(MINJI, 1, user=user()), "missing ['confirm']"),
+    (DANIEL, update(MINJI, 1, user=user()), "another key or instance"),
+    ("someone", update("someone", 1, user=user()), "HA user id or 'confirm'"),
+    (MINJI, update(MINJI, 0, user=user()), "sig and revision"),
+    ("confirm", update("confirm", 1, confirm="locks"), "list of classes"),
+    (MINJI, update(MINJI, 1, user={"rules": [], "color": 1}), "object with name"),
+    (MINJI, update(MINJI, 1, user={"rules": [], "inherit": "yes"}), "inherit"),
+    (MINJI, update(MINJI, 1, user={"rules": [], "name": 7}), "name must be text"),
+    (MINJI, update(MINJI, 1, user={"rules": "all"}), "list of at most"),
+    (MINJI, update(MINJI, 1, user=user({"id": "mine", "allow": ["read"]})), "'ui-'"),
+    (MINJI, update(MINJI, 1, secret="x" * 40, user=user()), "signature does not match"),
+]
+
+
 @pytest.mark.parametrize(
-    ("key", "payload", "problem"),
-    [
-        (MINJI, b"{not json", "not JSON"),
-        (MINJI, b"[]", "not a JSON object"),
-        (MINJI, update(MINJI, 1, user=user(), extra=1), "unknown ['extra']"),
-        ("confirm", update(MINJI, 1, user=user()), "missing ['confirm']"),
-        (DANIEL, update(MINJI, 1, user=user()), "another key or instance"),
-        ("someone", update("someone", 1, user=user()), "HA user id or 'confirm'"),
-        (MINJI, update(MINJI, 0, user=user()), "sig and revision"),
-        ("confirm", update("confirm", 1, confirm="locks"), "list of classes"),
-        (MINJI, update(MINJI, 1, user={"rules": [], "color": 1}), "object with name"),
-        (MINJI, update(MINJI, 1, user={"rules": [], "inherit": "yes"}), "inherit"),
-        (MINJI, update(MINJI, 1, user={"rules": [], "name": 7}), "name must be text"),
-        (MINJI, update(MINJI, 1, user={"rules": "all"}), "list of at most"),
-        (MINJI, update(MINJI, 1, user=user({"id": "mine", "allow": ["read"]})), "'ui-'"),
-        (MINJI, update(MINJI, 1, secret="x" * 40, user=user()), "signature does not match"),
-    ],
+    ("key", "payload", "problem"), MALFORMED, ids=[problem for _, _, problem in MALFORMED]
 )
 def test_malformed_or_forged_updates_are_refused(
     updates: PolicyUpdates, key: str, payload: bytes, problem: str
