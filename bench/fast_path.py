@@ -11,6 +11,7 @@ import statistics
 import time
 from typing import Any
 
+from bench.stats import percentile
 from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.home.model import Home
 from botpsy_agent.home.resolve import ResolutionError, resolve_call
@@ -38,7 +39,7 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     return {
         "p50_ms": round(statistics.median(ordered), 3),
-        "p95_ms": round(ordered[int(len(ordered) * 0.95) - 1], 3),
+        "p95_ms": round(percentile(ordered, 0.95), 3),
         "max_ms": round(ordered[-1], 3),
     }
 

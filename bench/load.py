@@ -15,6 +15,7 @@ import statistics
 import time
 from typing import Any
 
+from bench.stats import percentile
 from demo.client import AgentClient
 from demo.stack import INSTANCE, DemoStack, ModelChoice
 from devkit.tiny_gguf import TINY_QWEN35, cached_model
@@ -67,7 +68,7 @@ async def _run() -> dict[str, Any]:
     model_ms = sorted(ms for path, ms, _ in answers if path == "model")
 
     def pct(values: list[float], q: float) -> float | None:
-        return round(values[max(0, int(len(values) * q) - 1)], 1) if values else None
+        return round(percentile(values, q), 1) if values else None
 
     return {
         "clients": CLIENTS,

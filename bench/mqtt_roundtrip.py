@@ -26,6 +26,7 @@ import uuid
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from bench.stats import percentile
 from botpsy_agent.mqtt import ApiSettings, BrokerSettings, MqttService
 from botpsy_agent.mqtt.connection import send_at_once
 from botpsy_agent.protocol import AgentRequest, AgentResponse, Path as AnswerPath, Status
@@ -137,11 +138,10 @@ class BenchClient:
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
-    cuts = statistics.quantiles(values, n=100)
     return {
         "p50": round(statistics.median(values), 2),
-        "p95": round(cuts[94], 2),
-        "p99": round(cuts[98], 2),
+        "p95": round(percentile(values, 0.95), 2),
+        "p99": round(percentile(values, 0.99), 2),
         "max": round(max(values), 2),
     }
 

@@ -21,6 +21,7 @@ import sys
 import time
 from typing import Any
 
+from bench.stats import percentile
 from botpsy_agent.ha.client import HaClient
 from botpsy_agent.policy import Principal, scope
 from demo.__main__ import choose_model
@@ -241,9 +242,7 @@ def summarize(outcomes: list[Outcome], *, stand_in: bool, model: str) -> dict[st
             "permission_violations": sum(len(o.violations) for o in group),
             "fast_path_share": round(turns.count("fast_path") / len(turns), 3) if turns else 0,
             "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
-            "latency_p95_ms": round(latencies[max(0, int(len(latencies) * 0.95) - 1)], 1)
-            if latencies
-            else None,
+            "latency_p95_ms": round(percentile(latencies, 0.95), 1) if latencies else None,
         }
 
     return {

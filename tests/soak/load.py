@@ -19,6 +19,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from bench.stats import percentile
+
 FAST_COMMANDS = (
     "turn on the kitchen lights",
     "turn off the kitchen lights",
@@ -102,9 +104,9 @@ def percentiles(values: list[float]) -> dict[str, float | None]:
         return {"p50": None, "p95": None, "p99": None, "max": None}
 
     def at(q: float) -> float:
-        return round(values[min(len(values) - 1, int(q * len(values)))], 1)
+        return round(percentile(values, q), 1)
 
-    return {"p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": round(values[-1], 1)}
+    return {"p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": round(max(values), 1)}
 
 
 class LoadClient:
