@@ -25,7 +25,12 @@ import numpy as np
 
 from botpsy_agent.llm.grammar import Grammar
 from botpsy_agent.llm.logs import open_llama
-from botpsy_agent.llm.model_info import ModelInfo, physical_cores, read_model_info
+from botpsy_agent.llm.model_info import (
+    ModelFileError,
+    check_gguf_file,
+    model_info_from,
+    physical_cores,
+)
 from botpsy_agent.llm.template import ChatTemplate
 
 _LOGGER = logging.getLogger(__name__)
@@ -115,22 +120,30 @@ class PrefixCache:
 class LlamaEngine:
     """One loaded model."""
 
-    def __init__(self, settings: EngineSettings, info: ModelInfo | None = None) -> None:
+    def __init__(self, settings: EngineSettings) -> None:
         self.settings = settings
-        self.info = info or read_model_info(settings.model_path)
+        check_gguf_file(settings.model_path)
         threads = settings.threads or physical_cores()
         started = time.monotonic()
-        self._llm = open_llama(
-            model_path=str(settings.model_path),
-            n_ctx=settings.context_length,
-            n_batch=settings.batch_size,
-            n_ubatch=settings.batch_size,
-            n_threads=threads,
-            n_threads_batch=threads,
-            flash_attn=settings.flash_attention,
-            seed=settings.seed,
-            use_mmap=True,
-        )
+        try:
+            self._llm = open_llama(
+                model_path=str(settings.model_path),
+                n_ctx=settings.context_length,
+                n_batch=settings.batch_size,
+                n_ubatch=settings.batch_size,
+                n_threads=threads,
+                n_threads_batch=threads,
+                flash_attn=settings.flash_attention,
+                seed=settings.seed,
+                use_mmap=True,
+            )
+        except (ValueError, RuntimeError) as err:
+            raise ModelFileError(f"llama.cpp cannot read {settings.model_path}: {err}") from None
+        try:  # the metadata of the model just loaded: no second read of the file
+            self.info = model_info_from(settings.model_path, self._llm.metadata)
+        except ModelFileError:
+            self._llm.close()
+            raise
         self.load_seconds = time.monotonic() - started
         self.threads = threads
         self.template = ChatTemplate(self.info.chat_template)

@@ -6,6 +6,7 @@ constrain (Qwen3.5 XML or Hermes JSON); anything else is refused with a clear me
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 import os
@@ -70,17 +71,29 @@ def read_model_info(path: Path) -> ModelInfo:
     """Read a GGUF's metadata (vocabulary only: fast), or raise `ModelFileError`."""
     from botpsy_agent.llm.logs import open_llama
 
+    check_gguf_file(path)
+    try:
+        vocab = open_llama(model_path=str(path), vocab_only=True)
+    except (ValueError, RuntimeError) as err:
+        raise ModelFileError(f"llama.cpp cannot read {path}: {err}") from None
+    try:
+        return model_info_from(path, vocab.metadata)
+    finally:
+        vocab.close()
+
+
+def check_gguf_file(path: Path) -> None:
+    """Raise `ModelFileError` unless `path` is a file that starts like a GGUF."""
     if not path.is_file():
         raise ModelFileError(f"model file {path} does not exist")
     with path.open("rb") as handle:
         if handle.read(4) != b"GGUF":
             raise ModelFileError(f"{path} is not a GGUF file (wrong magic bytes)")
-    try:
-        vocab = open_llama(model_path=str(path), vocab_only=True)
-    except (ValueError, RuntimeError) as err:
-        raise ModelFileError(f"llama.cpp cannot read {path}: {err}") from None
-    metadata: dict[str, str] = dict(vocab.metadata)
-    vocab.close()
+
+
+def model_info_from(path: Path, metadata: Mapping[str, str]) -> ModelInfo:
+    """The model's description from its GGUF metadata, or `ModelFileError` when it cannot
+    serve as BotPsy's model."""
     architecture = metadata.get("general.architecture", "unknown")
     template = metadata.get("tokenizer.chat_template")
     if not template:
