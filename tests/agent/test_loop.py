@@ -184,7 +184,9 @@ async def test_refusals_are_honest_and_change_nothing(ha_bridge: HaBridge) -> No
     before = states(ha_bridge)
     weather = await agent.handle(ask("what will the weather be tomorrow", admin(ha_bridge)))
     assert weather.status is Status.REFUSED
-    assert weather.speech == "Sorry, I can't help with that: there is no weather service here."
+    # The model's reason is kept in the report, never spoken: it is the model's text.
+    assert weather.speech == "Sorry, I can't help with that."
+    assert weather.actions[0].arguments["reason"] == "there is no weather service here"
     assert weather.actions[0].outcome is Outcome.REFUSED
 
     # A non-admin user's model-proposed unlock is denied by the policy (locks: admins only).

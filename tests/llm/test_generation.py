@@ -117,3 +117,34 @@ def test_greedy_decoding_checks_the_best_token_first_and_chooses_as_llama_cpp_wo
         if finish == "stop":
             output = parse_output(fast.text, engine.info.tool_format, by_name)
             assert not output.problems, output.problems
+
+
+GROUPS = ("area_id", "floor_id", "device_id", "label_id")
+
+
+@pytest.mark.parametrize("engine_name", ["qwen35_engine", "qwen3_engine"])
+def test_the_grammar_gives_a_call_exactly_one_target(
+    engine_name: str, request: pytest.FixtureRequest
+) -> None:
+    """Random weights at a high temperature try every shape the grammar allows: a call names
+    entity ids or one group that a domain may narrow, never a light and its area and floor."""
+    engine: LlamaEngine = request.getfixturevalue(engine_name)
+    offer = offer_for(admin)
+    targeted = [s for s in offer.schemas if "entity_id" in s["parameters"]["properties"]]
+    by_name = {s["name"]: s for s in offer.schemas}
+    prompt, prefix = prompt_for(engine, offer, "it's too dark in the kitchen")
+    grammar = build_grammar(targeted, engine.info.tool_format, Mode.REQUIRED)
+    engine.check_grammar(grammar)
+    shapes: set[tuple[str, ...]] = set()
+    for seed in range(10):
+        completion = engine.complete(prompt, prefix, grammar, 200, temperature=1.5, seed=seed)
+        for found in parse_output(completion.text, engine.info.tool_format, by_name).calls:
+            named = tuple(k for k in ("entity_id", *GROUPS, "domain") if k in found.arguments)
+            shapes.add(named)
+            if by_name[found.name]["access"] == "read" and named == ("domain",):
+                continue
+            assert len(set(named) - {"domain"}) == 1, (found.name, found.arguments)
+            if "domain" in named:
+                assert set(named) & set(GROUPS), (found.name, found.arguments)
+    assert ("entity_id",) in shapes  # the samples did try more than one shape
+    assert len(shapes) > 1, shapes

@@ -32,7 +32,7 @@ async def worker(tiny_qwen35_gguf: Path) -> AsyncIterator[ModelWorker]:
 
 
 async def test_every_grammar_compiles_in_the_models_format(worker: ModelWorker) -> None:
-    assert await LlmPlanner(worker).check_grammars() == len(TOOLS) + 1
+    assert await LlmPlanner(worker).check_grammars() == len(TOOLS) + 2  # both step modes
 
 
 @pytest.mark.parametrize("thinking_budget", [0, 24])

@@ -42,7 +42,8 @@ class Conversation:
     pending: PendingConfirmation | None = None
     last_targets: tuple[str, ...] = ()
     """Entity ids acted on last: what "it" and "them" refer to."""
-    last_area: str | None = None
+    last_tools: tuple[str, ...] = ()
+    """Tools used last: what "too" and "again" repeat."""
     updated_at: float = field(default_factory=time.monotonic)
 
     def remember(self, messages: list[dict[str, Any]]) -> None:

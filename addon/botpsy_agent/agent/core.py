@@ -1,10 +1,15 @@
 """The agent: request -> fast path or model -> typed calls -> resolve -> authorize -> execute.
 
 Every call, from whichever path, goes through `_carry_out`: pydantic validation (already done
-when it is a `Tool`), target resolution within the principal's scope, `authorize`, and only
-then the executor. A `Confirm` decision parks exactly that resolved call until the same
-principal says yes in the same conversation in time. Refusals end the turn with an honest
-sentence; failures go back to the model, which may take a corrective step (bounded).
+when it is a `Tool`), target resolution within the principal's scope, `authorize`, for the
+model's calls the grounding check (was it asked for?), and only then the executor. A `Confirm`
+decision, or an ungrounded action, parks exactly that resolved call until the same principal
+says yes in the same conversation in time. Refusals end the turn with an honest sentence;
+failures go back to the model, which may take a corrective step (bounded).
+
+The turn protocol (docs/decisions.md): the model's first step of a request can only be tool
+calls (`no_tool_fits` and `ask_user` are always offered), and what the user hears is said from
+what was executed, never from the model's text: text cannot claim an action.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import logging
 import time
 from typing import Any, Protocol
 
+from botpsy_agent.agent import grounding
 from botpsy_agent.agent.conversation import (
     CONFIRM_TTL_S,
     Conversation,
@@ -223,7 +229,14 @@ class BotPsyAgent:
         for step_number in range(self.settings.max_steps):
             try:
                 plan = await self.planner.plan(
-                    PlanRequest(offer, tuple(messages), request.language, request.id, step_number)
+                    PlanRequest(
+                        offer,
+                        tuple(messages),
+                        request.language,
+                        request.id,
+                        step_number,
+                        calls_only=step_number == 0,
+                    )
                 )
             except ModelBusy:
                 turn.status, turn.error = Status.BUSY, self._error(request, "busy")
@@ -236,10 +249,10 @@ class BotPsyAgent:
                 return
             turn.timings.model_ms += plan.model_ms
             if not plan.calls:
-                if plan.text.strip() and not plan.problems and not plan.truncated:
-                    turn.final_text = plan.text.strip()
-                    turn.status = Status.DONE
-                elif not turn.steps:
+                # The model's words after tool results end the turn; they are not spoken:
+                # the answer is said from the results (the phrasebook), so it cannot claim
+                # what did not happen. Without any step, there is nothing to say but that.
+                if not turn.steps:
                     turn.status, turn.error = Status.ERROR, self._error(request, "invalid_call")
                 return
             steps = await self._run_calls(plan.calls, job)
@@ -258,10 +271,12 @@ class BotPsyAgent:
 
     async def _run_calls(self, calls: tuple[RawCall, ...], job: _Job) -> list[_Step]:
         steps = []
-        for raw in calls:
-            try:
-                call = parse_tool_call(raw.name, raw.arguments)
-            except ToolCallError as err:
+        words = self._request_words(job)
+        contradicting = _contradicting(calls)
+        for number, raw in enumerate(calls):
+            call = _typed(raw, contradicts=number in contradicting)
+            if isinstance(call, ToolCallError):
+                err = call
                 report = ActionReport(
                     raw.name,
                     dict(raw.arguments),
@@ -278,15 +293,30 @@ class BotPsyAgent:
                     )
                 )
                 continue
-            step = await self._carry_out(call, job)
+            step = await self._carry_out(call, job, words)
             steps.append(step)
             if step.status in _ENDS_TURN:
                 break
         return steps
 
+    @staticmethod
+    def _request_words(job: _Job) -> grounding.Request:
+        request = job.request
+        return grounding.Request(
+            request.text,
+            request.language,
+            frozenset(job.conversation.last_targets),
+            frozenset(job.conversation.last_tools),
+            request.area_id,
+        )
+
     # --- one typed call --------------------------------------------------------------------
 
-    async def _carry_out(self, call: Tool, job: _Job) -> _Step:
+    async def _carry_out(
+        self, call: Tool, job: _Job, words: grounding.Request | None = None
+    ) -> _Step:
+        """`words`: check that the request asked for this call (the model's calls); None for
+        calls recognised from the words themselves (the fast path)."""
         request, home, policy, now = job.request, job.home, job.policy, job.now
         language = request.language
         arguments = call.model_dump(exclude_none=True, mode="json")
@@ -296,9 +326,7 @@ class BotPsyAgent:
             question = str(arguments["question"])
             return _Step(report, Status.NEEDS_CLARIFICATION, question, {"asked": question})
         if call.name == "no_tool_fits":
-            report.outcome, report.decision = Outcome.REFUSED, "none"
-            speech = self._phrases.say(language, "refused.no_tool_fits", reason=arguments["reason"])
-            return _Step(report, Status.REFUSED, speech, {"refused": arguments["reason"]})
+            return self._no_tool_fits(report, language, str(arguments["reason"]))
 
         try:
             resolved = resolve_call(
@@ -313,8 +341,18 @@ class BotPsyAgent:
             )
         report.entity_ids = list(resolved.entity_ids)
         report.service_calls = [describe(a) for a in resolved.actions]
+        return await self._decide(report, resolved, job, words)
 
-        decision = authorize(policy, request.principal, resolved, now)
+    async def _decide(
+        self,
+        report: ActionReport,
+        resolved: ResolvedCall,
+        job: _Job,
+        words: grounding.Request | None,
+    ) -> _Step:
+        """Authorise, check grounding, then execute, ask, or refuse."""
+        request, home, call, language = job.request, job.home, resolved.call, job.language
+        decision = authorize(job.policy, request.principal, resolved, job.now)
         report.rule = decision.rule
         if isinstance(decision, Deny):
             report.decision, report.outcome = "deny", Outcome.REFUSED
@@ -326,27 +364,50 @@ class BotPsyAgent:
                 {"refused": decision.reason.value},
                 targets=resolved.entity_ids,
             )
-        if isinstance(decision, Confirm):
-            report.decision, report.outcome = "confirm", Outcome.PENDING_CONFIRMATION
-            if not request.dry_run:
-                job.conversation.pending = PendingConfirmation(
-                    resolved,
-                    decision.question,
-                    decision.rule,
-                    request.principal.key,
-                    request.id,
-                    self.conversations.now() + self.settings.confirm_ttl_s,
-                )
-            speech = self._replies.question(language, decision, call, home)
-            return _Step(
-                report,
-                Status.NEEDS_CONFIRMATION,
-                speech,
-                {"needs_confirmation": True},
-                targets=resolved.entity_ids,
+        verdict = grounding.Verdict.GROUNDED
+        if words is not None:
+            verdict = grounding.check(resolved, words, home)
+        if verdict is grounding.Verdict.NO_HOME_INTENT:
+            report.error = ErrorInfo("not_asked", "the request asks for nothing of the kind")
+            return self._no_tool_fits(report, language, "not asked for")
+        if verdict is grounding.Verdict.ASK and isinstance(decision, Allow):
+            # Allowed, but not asked for: ask first, naming exactly what would be done.
+            decision = Confirm("ungrounded." + call.name, "grounding", resolved.entity_ids)
+        if isinstance(decision, Allow):
+            return await self._execute(report, resolved, job)
+        return self._park(report, resolved, decision, job)
+
+    def _park(
+        self, report: ActionReport, resolved: ResolvedCall, decision: Confirm, job: _Job
+    ) -> _Step:
+        """Keep exactly this call until its principal says yes; ask the question."""
+        request, call, language = job.request, resolved.call, job.language
+        report.decision, report.outcome = "confirm", Outcome.PENDING_CONFIRMATION
+        report.rule = decision.rule
+        if not request.dry_run:
+            job.conversation.pending = PendingConfirmation(
+                resolved,
+                decision.question,
+                decision.rule,
+                request.principal.key,
+                request.id,
+                self.conversations.now() + self.settings.confirm_ttl_s,
             )
-        assert isinstance(decision, Allow)
-        return await self._execute(report, resolved, job)
+        speech = self._replies.question(language, decision, call, job.home)
+        return _Step(
+            report,
+            Status.NEEDS_CONFIRMATION,
+            speech,
+            {"needs_confirmation": True},
+            targets=resolved.entity_ids,
+        )
+
+    def _no_tool_fits(self, report: ActionReport, language: str, reason: str) -> _Step:
+        # The reason is the model's text: kept in the report, never spoken (it could claim
+        # something happened).
+        report.outcome, report.decision = Outcome.REFUSED, "none"
+        speech = self._phrases.say(language, "refused.no_tool_fits")
+        return _Step(report, Status.REFUSED, speech, {"refused": reason})
 
     async def _execute(
         self, report: ActionReport, resolved: ResolvedCall, job: _Job, sequence: str | None = None
@@ -505,19 +566,20 @@ class BotPsyAgent:
                 {"role": "tool", "content": json.dumps(_brief(s), ensure_ascii=False)}
                 for s in calls
             )
-        speech = self._speech(turn)
-        if speech:
-            messages.append({"role": "assistant", "content": speech})
+        # What the agent said is not history for the model: it would copy it as an answer
+        # (an error sentence became the answer to every later request). The calls and
+        # their outcomes above are what the model needs for follow-ups.
         conversation.remember(messages)
-        targets = [t for s in turn.steps for t in s.targets]
-        if targets:
-            conversation.last_targets = tuple(dict.fromkeys(targets))
+        acted = [s for s in turn.steps if s.targets]
+        if acted:
+            conversation.last_targets = tuple(dict.fromkeys(t for s in acted for t in s.targets))
+            conversation.last_tools = tuple(dict.fromkeys(s.report.tool for s in acted))
 
     def _speech(self, turn: _Turn) -> str:
+        """Said from what happened: every step's own sentence (each executed action is
+        named), the agent's fixed sentence where there was no step."""
         parts = [s.speech for s in turn.steps if s.speech]
-        if turn.final_text and turn.path is Path.MODEL and any(s.is_read for s in turn.steps):
-            parts = [turn.final_text]  # the model spoke about what it read
-        elif turn.final_text and not parts:
+        if turn.final_text and not parts:
             parts = [turn.final_text]
         if turn.error is not None and not parts:
             parts = [turn.error.message]
@@ -603,3 +665,31 @@ def _brief(step: _Step) -> dict[str, Any]:
     if step.report.error is not None:
         brief["error"] = step.report.error.code
     return brief
+
+
+def _typed(raw: RawCall, *, contradicts: bool) -> Tool | ToolCallError:
+    if contradicts:
+        return ToolCallError(
+            "contradictory_calls", "calls in one turn act on the same target in different ways"
+        )
+    try:
+        return parse_tool_call(raw.name, raw.arguments)
+    except ToolCallError as err:
+        return err
+
+
+def _contradicting(calls: tuple[RawCall, ...]) -> set[int]:
+    """The positions of calls of one turn that name the same target but do different things
+    (turn on, off and toggle of one thermostat): none of them runs."""
+    by_target: dict[str, list[int]] = {}
+    for number, raw in enumerate(calls):
+        for key in ("entity_id", "area_id", "floor_id", "device_id", "label_id"):
+            values = raw.arguments.get(key)
+            for value in values if isinstance(values, list) else ():
+                by_target.setdefault(f"{key}:{value}", []).append(number)
+    clashing: set[int] = set()
+    for group in by_target.values():
+        said = {json.dumps([calls[n].name, calls[n].arguments], sort_keys=True) for n in group}
+        if len(said) > 1:
+            clashing.update(group)
+    return clashing

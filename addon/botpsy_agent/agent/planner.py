@@ -30,6 +30,9 @@ class PlanRequest:
     language: str
     request_id: str
     step: int
+    calls_only: bool = True
+    """Only tool calls may be generated (the first step of a request: text there could only
+    claim something that was never done). Later steps may answer in text."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class LlmPlanner:
 
     def prepare(self, offer: Offer) -> None:
         def warm(engine: LlamaEngine, cancel: threading.Event) -> None:
-            self._grammar(engine, offer)
+            self._grammar(engine, offer, Mode.REQUIRED)
             engine.warm(self._prefix_tokens(engine, offer), cancel)
 
         self._worker.warm_up(warm)
@@ -87,7 +90,10 @@ class LlmPlanner:
 
         def job(engine: LlamaEngine, cancel: threading.Event) -> int:
             schemas = [tool_json_schema(tool) for tool in TOOLS.values()]
-            grammars = [build_grammar(schemas, engine.info.tool_format, Mode.AUTO)]
+            grammars = [
+                build_grammar(schemas, engine.info.tool_format, mode)
+                for mode in (Mode.REQUIRED, Mode.AUTO)
+            ]
             grammars += [build_grammar([s], engine.info.tool_format, Mode.FORCED) for s in schemas]
             for grammar in grammars:
                 engine.check_grammar(grammar)
@@ -97,14 +103,15 @@ class LlmPlanner:
 
     # --- on the model thread -------------------------------------------------------------------
 
-    def _grammar(self, engine: LlamaEngine, offer: Offer) -> Grammar:
-        grammar = self._grammars.get(offer.key)
+    def _grammar(self, engine: LlamaEngine, offer: Offer, mode: Mode) -> Grammar:
+        key = f"{offer.key}:{mode.value}"
+        grammar = self._grammars.get(key)
         if grammar is None:
-            grammar = build_grammar(offer.schemas, engine.info.tool_format, Mode.AUTO)
+            grammar = build_grammar(offer.schemas, engine.info.tool_format, mode)
             engine.check_grammar(grammar)  # an invalid grammar would crash llama.cpp later
             if len(self._grammars) > 32:
                 self._grammars.clear()
-            self._grammars[offer.key] = grammar
+            self._grammars[key] = grammar
         return grammar
 
     @staticmethod
@@ -127,7 +134,7 @@ class LlmPlanner:
         )
         tokens = engine.tokenize(rendered)
         prefix_length = len(engine.tokenize(rendered[: rendered.index(SYSTEM_CUT)]))
-        grammar = self._grammar(engine, offer)
+        grammar = self._grammar(engine, offer, Mode.REQUIRED if request.calls_only else Mode.AUTO)
         if thinking:
             thought = engine.complete(
                 tokens,

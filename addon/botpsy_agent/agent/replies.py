@@ -48,11 +48,18 @@ class Replies:
     def question(self, language: str, decision: Confirm, call: Tool, home: Home) -> str:
         args = call.model_dump(exclude_none=True, mode="json")
         action = str(args.get("action", "")).replace("_", " ")
+        key = f"confirm.{decision.question}"
+        if decision.question.startswith("ungrounded.") and not self.phrases.has(language, key):
+            key = "confirm.ungrounded.other"
         return self.phrases.say(
             language,
-            f"confirm.{decision.question}",
+            key,
             targets=self.names(language, home, decision.entity_ids),
             action=action,
+            message=args.get("message", ""),
+            summary=args.get("summary", ""),
+            item=args.get("item", ""),
+            tool=call.name.replace("_", " "),
         )
 
     def states(self, language: str, home: Home, states: Iterable[Any], *, names_only: bool) -> str:

@@ -63,6 +63,12 @@ class Phrasebook:
             return key
         return string.Formatter().vformat(str(template), (), _Keep(values))
 
+    def has(self, language: str, key: str) -> bool:
+        """Whether `key` has a sentence in `language` or in English."""
+        return (
+            self._lookup(_base(language), key) or self._lookup(DEFAULT_LANGUAGE, key)
+        ) is not None
+
     def join(self, language: str, items: list[str]) -> str:
         """ "a, b and c" in the language's own word for "and"."""
         if len(items) <= 1:

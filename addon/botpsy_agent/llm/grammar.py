@@ -2,9 +2,11 @@
 
 The schemas handed in are already narrowed to one principal (tool list, entity-id enums), so
 a forbidden tool or entity cannot even be generated. The grammar fixes the argument order
-(required first, in schema order), bounds every string and number, and for targeted tools
-requires at least one target field. Values the grammar cannot express exactly (mutually
-exclusive fields, float bounds) are still checked by pydantic after generation.
+(schema order), bounds every string and number, and gives a targeted tool exactly one target:
+`entity_id`, or one group field (area, floor, device, label) that `domain` may narrow. So a
+call can never name a light *and* its area *and* its floor (their union would be every light
+on the floor). Read tools may also name a bare `domain` ("which lights are on?"). Values the
+grammar cannot express exactly (float bounds) are still checked by pydantic after generation.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 from botpsy_agent.llm.model_info import ToolFormat
 
 TARGET_FIELDS = ("entity_id", "area_id", "floor_id", "device_id", "label_id", "domain")
+GROUP_FIELDS = ("area_id", "floor_id", "device_id", "label_id")
+"""Target fields naming a group of entities, which `domain` may narrow."""
 MAX_CALLS_PER_TURN = 3
 MAX_ANSWER_CHARS = 400
 MAX_ARRAY_ITEMS = 6  # more targets than this in one call: name an area or floor instead
@@ -208,7 +212,8 @@ class GrammarBuilder:
         properties: Mapping[str, Any] = parameters.get("properties", {})
         required = list(parameters.get("required", ()))
         targets = [k for k in properties if k in TARGET_FIELDS and k not in required]
-        at_least_one = set(targets) if "entity_id" in targets else set()
+        separator = "" if self.format is ToolFormat.QWEN_XML else '", "'
+        target = self._target(name, properties, targets, schema.get("access") == "read")
         shapes = schema.get("x-shapes") or [_default_shape(properties, required, targets)]
         variants = []
         for number, shape in enumerate(shapes):
@@ -216,7 +221,6 @@ class GrammarBuilder:
                 fields: dict[str, tuple[bool, list[str] | None]] = dict.fromkeys(
                     required, (True, None)
                 )
-                fields.update(dict.fromkeys(targets, (False, None)))
                 fields.update(chosen)
                 items = [
                     (
@@ -225,11 +229,11 @@ class GrammarBuilder:
                         fields[key][0],
                     )
                     for key in properties
-                    if key in fields
+                    if key in fields and key not in targets
                 ]
                 label = f"{name}-v{number}-{choice_number}"
-                separator = "" if self.format is ToolFormat.QWEN_XML else '", "'
-                variants.append(self._sequence(label, items, at_least_one, separator))
+                rest = self._sequence(label, items, separator, led=target is not None)
+                variants.append(rest if target is None else f"{target} {rest}".replace(' ""', ""))
         arguments = " | ".join(f"({v})" for v in variants)
         if self.format is ToolFormat.QWEN_XML:
             open_tag = gbnf_literal(f"<function={name}>\n")
@@ -240,54 +244,66 @@ class GrammarBuilder:
         prefix = gbnf_literal('{"name": ' + json.dumps(name) + ', "arguments": {')
         return self.rules.add(_rule_name("fn", name), f'{prefix} ({arguments}) "}}}}"')
 
+    def _target(
+        self, tool: str, properties: Mapping[str, Any], targets: list[str], is_read: bool
+    ) -> str | None:
+        """Exactly one target: entity ids, or one group (area, floor, device, label) that a
+        domain may narrow; a read may also name a bare domain. None for untargeted tools."""
+        if not targets:
+            return None
+        separator = "" if self.format is ToolFormat.QWEN_XML else '", "'
+
+        def argument(key: str) -> tuple[str, str, bool]:
+            return key, self._argument(tool, key, properties[key], None), True
+
+        choices: list[list[tuple[str, str, bool]]] = []
+        if "entity_id" in targets:
+            choices.append([argument("entity_id")])
+        for group in (g for g in GROUP_FIELDS if g in targets):
+            narrowing = [(*argument("domain")[:2], False)] if "domain" in targets else []
+            choices.append([argument(group), *narrowing])
+        if "domain" in targets and (is_read or not choices):
+            choices.append([argument("domain")])
+        bodies = [self._sequence(f"{tool}-target", items, separator) for items in choices]
+        return self.rules.add(_rule_name(tool, "target"), " | ".join(f"({b})" for b in bodies))
+
     def _sequence(
         self,
         tool: str,
         items: list[tuple[str, str, bool]],
-        at_least_one: set[str],
         separator: str,
+        *,
+        led: bool = False,
     ) -> str:
         """Arguments in fixed order; optional ones may be absent; separators only between.
 
-        Rule (i, led, seen): items from i on, `led` if something came before (so the next one
-        needs the separator), `seen` if a target field is already present.
+        Rule (i, led): items from i on, `led` if something came before (so the next one
+        needs the separator). Returns '""' when there is nothing to say.
         """
-        memo: dict[tuple[int, bool, bool], str | None] = {}
+        memo: dict[tuple[int, bool], str] = {}
 
-        def seq(i: int, led: bool, seen: bool) -> str | None:
-            """A rule name, "" for nothing more to say, or None for a dead end."""
-            key = (i, led, seen)
+        def seq(i: int, led: bool) -> str:
+            """A rule name, or "" for nothing more to say."""
+            key = (i, led)
             if key in memo:
                 return memo[key]
             if i == len(items):
-                memo[key] = "" if (seen or not at_least_one) else None
-                return memo[key]
-            field, rule, required = items[i]
+                memo[key] = ""
+                return ""
+            _field, rule, required = items[i]
             lead = f"{separator} " if (led and separator) else ""
-            after = seq(i + 1, True, seen or field in at_least_one)
-            present = None if after is None else f"{lead}{rule} {after}".strip()
-            skipped = None if required else seq(i + 1, led, seen)
-            if present is None and skipped is None:
-                body = None
-            elif present is None:
-                body = skipped
-            elif skipped is None:
+            present = f"{lead}{rule} {seq(i + 1, True)}".strip()
+            if required:
                 body = present
-            elif skipped == "":
+            elif (skipped := seq(i + 1, led)) == "":
                 body = f"({present})?"
             else:
                 body = f"({present}) | {skipped}"
-            if body:
-                body = self.rules.add(
-                    _rule_name(tool, "args", str(i), str(int(led)), str(int(seen))), body
-                )
+            body = self.rules.add(_rule_name(tool, "args", str(i), str(int(led))), body)
             memo[key] = body
             return body
 
-        first = seq(0, False, False)
-        if first is None:
-            raise ValueError(f"{tool}: its arguments cannot all be satisfied")
-        return first or '""'
+        return seq(0, led) or '""'
 
     def _argument(
         self, tool: str, key: str, spec: Mapping[str, Any], only: list[str] | None

@@ -18,6 +18,8 @@ CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 XML_FUNCTION = re.compile(r"^<function=([A-Za-z0-9_\-]+)>\n?(.*?)</function>$", re.DOTALL)
 XML_PARAMETER = re.compile(r"<parameter=([A-Za-z0-9_\-]+)>\n?(.*?)\n?</parameter>", re.DOTALL)
 THINK_BLOCK = re.compile(r"<think>.*?</think>\s*", re.DOTALL)
+BARE_JSON_CALL = re.compile(r'\{\s*"name"\s*:')
+BARE_XML_FUNCTION = re.compile(r"(<function=[A-Za-z0-9_\-]+>.*?</function>)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,34 @@ def parse_output(
     if "<tool_call>" in answer:
         problems.append("an unfinished <tool_call> block")
         answer = answer.split("<tool_call>", 1)[0].strip()
+    if not calls and not problems and (bare := _bare_calls(answer, tool_format, schemas)):
+        # Small models often write the call without its tags (or inside a ```json fence,
+        # or with doubled braces): it is still a call, never an answer to speak.
+        return ModelOutput(bare, "", ())
     return ModelOutput(tuple(calls), answer, tuple(problems))
+
+
+def _bare_calls(
+    text: str, tool_format: ToolFormat, schemas: Mapping[str, Mapping[str, Any]] | None
+) -> tuple[RawCall, ...]:
+    """Calls written without `<tool_call>` tags: JSON objects with a name, or XML functions."""
+    calls: list[RawCall] = []
+    for block in BARE_XML_FUNCTION.findall(text):
+        try:
+            calls.append(_xml_call(block, schemas or {}))
+        except ValueError, TypeError:
+            continue
+    decoder = json.JSONDecoder()
+    for match in BARE_JSON_CALL.finditer(text):
+        try:
+            data, _end = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        try:
+            calls.append(_json_object_call(data))
+        except ValueError, TypeError:
+            continue
+    return tuple(calls)
 
 
 def _xml_call(block: str, schemas: Mapping[str, Mapping[str, Any]]) -> RawCall:
@@ -91,6 +120,10 @@ def _json_call(block: str) -> RawCall:
         data = json.loads(block)
     except json.JSONDecodeError as err:
         raise ValueError(f"tool call is not JSON: {err.msg}") from None
+    return _json_object_call(data)
+
+
+def _json_object_call(data: Any) -> RawCall:
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         raise TypeError("tool call JSON has no name")
     arguments = data.get("arguments", {})

@@ -1,0 +1,190 @@
+"""Grounding: a model-proposed action runs only when the user's words ask for it.
+
+Permissions say what a user *may* do; grounding says what they *asked* for. The model is
+untrusted (it follows injected text about a third of the time, and a small one invents
+actions for requests that ask for none), so every action it proposes is checked against the
+request before it can run:
+
+* its **kind** (switch on, set a light, send a message, add an event, ...) must be named by a
+  word of that kind in the request (`grounding_words.KINDS`), or be the kind this conversation
+  last did with a word pointing back at it ("and in the hall too"), and
+* each of its **targets** must be named: the entity's own name or alias (its distinctive
+  words), its area or floor together with a word for its kind of device, the area or floor
+  the call names, a device word with a whole-home word ("all the lights"), a device word in
+  the speaker's own room, or a word pointing back at what this conversation last acted on.
+
+Reads are not checked (they change nothing and stay inside the principal's scope), and the
+fast path's calls are grounded by construction (they were recognised from the words). An
+ungrounded action is never executed: when the request has some home intent it becomes a
+question ("Did you want me to turn on the bedroom light?"), otherwise the request gets
+"no tool fits". Tool output (entity names, events, list items) never grounds anything: only
+the user's own text and this conversation's earlier targets do.
+
+Cost: a few regular-expression searches per target, well under a millisecond for a call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cached_property, lru_cache
+import re
+
+from botpsy_agent.agent.grounding_words import DOMAINS, EVERYWHERE, HERE, KINDS, REFERRING
+from botpsy_agent.home.model import Area, Entity, Floor, Home
+from botpsy_agent.home.resolve import ResolvedCall
+from tool_schemas.base import Access
+
+STOPWORDS = frozenset({"the", "a", "an", "of", "my", "our", "s", "and", "in", "on", "to"})
+DEVICE_WORDS = frozenset(w for table in DOMAINS.values() for ws in table.values() for w in ws)
+SPACELESS_LANGUAGES = frozenset({"ko", "ja", "zh"})
+
+
+class Verdict(StrEnum):
+    GROUNDED = "grounded"
+    ASK = "ask"
+    """Not asked for, but the request is about the home: ask before doing it."""
+    NO_HOME_INTENT = "no_home_intent"
+    """The request asks for nothing the home's tools do: refuse, do nothing."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """The user's words and the conversation's referents, prepared once per request."""
+
+    text: str
+    language: str
+    referents: frozenset[str] = frozenset()
+    """Entity ids this conversation last acted on ("turn it off")."""
+    referent_tools: frozenset[str] = frozenset()
+    """Tools this conversation last used ("and in the hall too")."""
+    speaker_area: str | None = None
+
+    @property
+    def base_language(self) -> str:
+        return self.language.replace("_", "-").split("-", 1)[0].lower()
+
+    @cached_property
+    def normalized(self) -> str:
+        return _normalize(self.text)
+
+    def says(self, phrase: str) -> bool:
+        return _says(self.normalized, phrase.casefold(), self.base_language)
+
+    def says_any(self, phrases: Iterable[str]) -> bool:
+        return any(self.says(p) for p in phrases)
+
+
+def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
+    """Whether this resolved, model-proposed call was asked for."""
+    call = resolved.call
+    if call.access is not Access.CONTROL:
+        return Verdict.GROUNDED
+    language = request.base_language if request.base_language in KINDS else "en"
+    kind = request.says_any(KINDS[language].get(call.name, ())) or (
+        call.name in request.referent_tools and request.says_any(REFERRING.get(language, ()))
+    )
+    targets = all(_target_named(e, resolved, request, home, language) for e in resolved.targets)
+    if kind and targets:
+        return Verdict.GROUNDED
+    return Verdict.ASK if has_home_intent(request, home) else Verdict.NO_HOME_INTENT
+
+
+def has_home_intent(request: Request, home: Home) -> bool:
+    """Does the request name any kind of action, any device word, or anything of the home?"""
+    language = request.base_language if request.base_language in KINDS else "en"
+    if any(request.says_any(words) for words in KINDS[language].values()):
+        return True
+    if any(request.says_any(words) for words in DOMAINS[language].values()):
+        return True
+    places: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
+    if any(request.says_any(_place_names(p)) for p in places):
+        return True
+    return any(request.says_any(_distinctive(e, home)) for e in home.entities.values())
+
+
+def _target_named(
+    entity: Entity, resolved: ResolvedCall, request: Request, home: Home, language: str
+) -> bool:
+    if request.says_any(_distinctive(entity, home)):
+        return True
+    says_device = request.says_any(DOMAINS[language].get(entity.domain, ())) or (
+        _implied_domain(resolved, entity)
+    )
+    spec = resolved.call.target_fields()
+    named_places: list[Area | Floor] = []
+    if spec is not None:
+        named_places = [home.areas[a] for a in spec.area_id or () if a in home.areas]
+        named_places += [home.floors[f] for f in spec.floor_id or () if f in home.floors]
+    own_places = [home.areas.get(entity.area_id or ""), home.floors.get(entity.floor_id or "")]
+    in_speakers_room = entity.area_id is not None and entity.area_id == request.speaker_area
+    return (
+        # "everything in the kitchen": the call names the place the user did
+        (bool(named_places) and all(request.says_any(_place_names(p)) for p in named_places))
+        or (
+            says_device
+            and (
+                any(p is not None and request.says_any(_place_names(p)) for p in own_places)
+                or request.says_any(EVERYWHERE.get(language, ()))
+                or in_speakers_room
+                # the home's only one of its kind: "the calendar", "the vacuum"
+                or len(home.by_domain.get(entity.domain, ())) == 1
+            )
+        )
+        or (
+            entity.entity_id in request.referents
+            and (says_device or request.says_any(REFERRING.get(language, ())))
+        )
+        or (in_speakers_room and request.says_any(HERE.get(language, ())))
+    )
+
+
+def _place_names(place: Area | Floor) -> tuple[str, ...]:
+    return (place.name, *place.aliases)
+
+
+def _implied_domain(resolved: ResolvedCall, entity: Entity) -> bool:
+    """A tool for one kind of device names that kind ("make it brighter" is about lights)."""
+    return resolved.call.domains == frozenset({entity.domain})
+
+
+def _distinctive(entity: Entity, home: Home) -> tuple[str, ...]:
+    """The entity's full names, and the words of them that say which one it is: not its
+    area's or floor's name, not a generic device word, not a stop word."""
+    return _distinctive_words(entity, _generic_words(home, entity))
+
+
+def _generic_words(home: Home, entity: Entity) -> frozenset[str]:
+    words = set(DEVICE_WORDS)
+    for place in (home.areas.get(entity.area_id or ""), home.floors.get(entity.floor_id or "")):
+        if place is not None:
+            for name in (place.name, *place.aliases):
+                words.update(_normalize(name).split())
+    return frozenset(words | STOPWORDS)
+
+
+def _distinctive_words(entity: Entity, generic: frozenset[str]) -> tuple[str, ...]:
+    names = [entity.name, *entity.aliases]
+    words = {w for name in names for w in _normalize(name).split()}
+    keep = {w for w in words if w not in generic and len(w) > 2 and not w.isdigit()}
+    return (*names, *sorted(keep))
+
+
+def _normalize(text: str) -> str:
+    return " ".join(re.sub(r"[^\w%°'-]+", " ", text.casefold()).replace("'s ", " ").split())
+
+
+def _says(text: str, phrase: str, language: str) -> bool:
+    if not phrase:
+        return False
+    if language in SPACELESS_LANGUAGES:
+        return phrase.replace(" ", "") in text.replace(" ", "")
+    return _pattern(phrase).search(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def _pattern(phrase: str) -> re.Pattern[str]:
+    words = _normalize(phrase).split() or [phrase]
+    body = r"\s+".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<![\w]){body}(?:s|es)?(?![\w])")
