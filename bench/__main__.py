@@ -15,6 +15,7 @@ from typing import Any
 
 from bench import (
     fast_path,
+    grounding,
     ha_index,
     llm_model,
     load,
@@ -28,6 +29,7 @@ from bench import (
 RESULTS = Path(__file__).parent / "results"
 BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "policy": policy.run,
+    "grounding": grounding.run,
     "ha_index": ha_index.run,
     "fast_path": fast_path.run,
     "llm_model": llm_model.run,
@@ -106,6 +108,10 @@ def _headline(results: dict[str, Any]) -> list[tuple[str, Any]]:
             "fast path p50 / p95 (recognise + resolve + authorise, 38-entity home)",
             f"{_get(results, 'fast_path', 'family_home_38_entities', 'p50_ms')} / "
             f"{_get(results, 'fast_path', 'family_home_38_entities', 'p95_ms')} ms",
+        ),
+        (
+            "grounding check p50 / p99 (500-entity home)",
+            f"{_get(results, 'grounding', 'p50_ms')} / {_get(results, 'grounding', 'p99_ms')} ms",
         ),
         (
             "0.8B-shaped Q8_0: warm time to first tool call (snapshot)",

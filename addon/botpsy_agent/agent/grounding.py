@@ -69,8 +69,30 @@ class Request:
     def normalized(self) -> str:
         return _normalize(self.text)
 
+    @cached_property
+    def _padded(self) -> str:
+        text = self.normalized
+        return f" {text.replace(' ', '')} " if self.spaceless else f" {text} "
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every word of the request in every form it may match (plural endings off)."""
+        return frozenset(v for word in self.normalized.split() for v in _forms(word))
+
+    @property
+    def spaceless(self) -> bool:
+        return self.base_language in SPACELESS_LANGUAGES
+
     def says(self, phrase: str) -> bool:
-        return _says(self.normalized, phrase.casefold(), self.base_language)
+        words = _phrase_words(phrase)
+        if not words:
+            return False
+        if self.spaceless:
+            return "".join(words) in self._padded
+        if len(words) == 1:
+            return not _forms(words[0]).isdisjoint(self.words)
+        joined = " ".join(words)
+        return any(f" {joined}{end} " in self._padded for end in ("", "s", "es"))
 
     def says_any(self, phrases: Iterable[str]) -> bool:
         return any(self.says(p) for p in phrases)
@@ -98,10 +120,10 @@ def has_home_intent(request: Request, home: Home) -> bool:
         return True
     if any(request.says_any(words) for words in DOMAINS[language].values()):
         return True
-    places: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
-    if any(request.says_any(_place_names(p)) for p in places):
-        return True
-    return any(request.says_any(_distinctive(e, home)) for e in home.entities.values())
+    vocabulary = _vocabulary(home)
+    if request.spaceless:
+        return any(request.says(word) for word in vocabulary.words)
+    return not vocabulary.forms.isdisjoint(request.words)
 
 
 def _target_named(
@@ -149,22 +171,47 @@ def _implied_domain(resolved: ResolvedCall, entity: Entity) -> bool:
     return resolved.call.domains == frozenset({entity.domain})
 
 
+@dataclass(frozen=True)
+class _Vocabulary:
+    """The words of one home's names, computed once per set of names (`Home.names_key`)."""
+
+    distinctive: dict[str, tuple[str, ...]]
+    """Per entity: its full names and the words of them that say which one it is."""
+    words: frozenset[str]
+    """Every distinctive word and every word of an area's or floor's name."""
+    forms: frozenset[str]
+
+
+_VOCABULARIES: dict[str, _Vocabulary] = {}
+
+
+def _vocabulary(home: Home) -> _Vocabulary:
+    found = _VOCABULARIES.get(home.names_key)
+    if found is None:
+        distinctive = {e.entity_id: _distinctive_words(e, home) for e in home.entities.values()}
+        places: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
+        words = {w for names in distinctive.values() for w in names if " " not in w}
+        words |= {w for p in places for name in _place_names(p) for w in _normalize(name).split()}
+        words = {w for w in words if len(w) > 2 and w not in STOPWORDS}
+        forms = frozenset(f for w in words for f in _forms(w))
+        found = _Vocabulary(distinctive, frozenset(words), forms)
+        if len(_VOCABULARIES) >= 8:
+            _VOCABULARIES.clear()
+        _VOCABULARIES[home.names_key] = found
+    return found
+
+
 def _distinctive(entity: Entity, home: Home) -> tuple[str, ...]:
+    return _vocabulary(home).distinctive.get(entity.entity_id) or (entity.name, *entity.aliases)
+
+
+def _distinctive_words(entity: Entity, home: Home) -> tuple[str, ...]:
     """The entity's full names, and the words of them that say which one it is: not its
     area's or floor's name, not a generic device word, not a stop word."""
-    return _distinctive_words(entity, _generic_words(home, entity))
-
-
-def _generic_words(home: Home, entity: Entity) -> frozenset[str]:
-    words = set(DEVICE_WORDS)
+    generic = set(DEVICE_WORDS) | STOPWORDS
     for place in (home.areas.get(entity.area_id or ""), home.floors.get(entity.floor_id or "")):
         if place is not None:
-            for name in (place.name, *place.aliases):
-                words.update(_normalize(name).split())
-    return frozenset(words | STOPWORDS)
-
-
-def _distinctive_words(entity: Entity, generic: frozenset[str]) -> tuple[str, ...]:
+            generic.update(w for name in _place_names(place) for w in _normalize(name).split())
     names = [entity.name, *entity.aliases]
     words = {w for name in names for w in _normalize(name).split()}
     keep = {w for w in words if w not in generic and len(w) > 2 and not w.isdigit()}
@@ -175,16 +222,17 @@ def _normalize(text: str) -> str:
     return " ".join(re.sub(r"[^\w%°'-]+", " ", text.casefold()).replace("'s ", " ").split())
 
 
-def _says(text: str, phrase: str, language: str) -> bool:
-    if not phrase:
-        return False
-    if language in SPACELESS_LANGUAGES:
-        return phrase.replace(" ", "") in text.replace(" ", "")
-    return _pattern(phrase).search(text) is not None
+@lru_cache(maxsize=8192)
+def _phrase_words(phrase: str) -> tuple[str, ...]:
+    return tuple(_normalize(phrase).split()) or ((phrase,) if phrase.strip() else ())
 
 
-@lru_cache(maxsize=4096)
-def _pattern(phrase: str) -> re.Pattern[str]:
-    words = _normalize(phrase).split() or [phrase]
-    body = r"\s+".join(re.escape(w) for w in words)
-    return re.compile(rf"(?<![\w]){body}(?:s|es)?(?![\w])")
+@lru_cache(maxsize=8192)
+def _forms(word: str) -> frozenset[str]:
+    """A word and its forms without a plural ending: "lights" -> lights, light."""
+    forms = {word}
+    if len(word) > 3 and word.endswith("s"):
+        forms.add(word[:-1])
+        if word.endswith("es"):
+            forms.add(word[:-2])
+    return frozenset(forms)
