@@ -7,9 +7,10 @@ it proposes exactly what the real models were seen to propose (issue 13's findin
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from homeassistant.core import HomeAssistant
+from homeassistant.util import dt as dt_util
 import pytest
 
 from botpsy_agent.agent import grounding
@@ -209,3 +210,58 @@ def test_whole_home_requests_in_three_languages(
     language: str, text: str, expected: grounding.Verdict
 ) -> None:
     assert verdict(text, call("turn_on", domain=["light"]), language) is expected
+
+
+# --- checks the code can do, in the loop -----------------------------------------------------
+
+
+async def test_a_wrong_day_is_asked_about_and_yes_books_the_day_said(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """ "tomorrow at 3 pm" became today 15:00 with the real 0.5B."""
+    today = dt_util.now().strftime("%Y-%m-%d")
+    proposed = call(
+        "create_event",
+        calendar_id="calendar.family",
+        summary="Dentist",
+        start=f"{today}T15:00",
+        minutes=60,
+    )
+    agent = make_agent(ha_bridge, always(proposed))
+    me = admin(ha_bridge)
+    asked = await agent.handle(ask("add a dentist appointment tomorrow at 3 pm", me))
+    assert asked.status is Status.NEEDS_CONFIRMATION, asked
+    assert asked.speech.startswith("Did you mean"), asked.speech
+    assert await _events(hass) == []
+    done = await agent.handle(ask("yes", me, conversation_id=asked.conversation_id))
+    assert done.status is Status.DONE, done
+    tomorrow = (dt_util.now() + timedelta(days=1)).strftime("%Y-%m-%d")
+    assert [e["start"][:16] for e in await _events(hass)] == [f"{tomorrow}T15:00"]
+
+
+async def test_a_light_moved_the_wrong_way_is_not_changed(ha_bridge: HaBridge) -> None:
+    """ "too dark" became brightness_pct 0 with the real 0.5B."""
+    proposed = call("set_light", entity_id=["light.office_rgbw_lights"], brightness_pct=0)
+    agent = make_agent(ha_bridge, always(proposed))
+    before = states(ha_bridge)
+    answer = await agent.handle(ask("it's too dark in the office", admin(ha_bridge)))
+    assert answer.status is Status.NEEDS_CLARIFICATION, answer
+    assert answer.actions[0].error is not None
+    assert answer.actions[0].error.code == "wrong_direction"
+    assert states(ha_bridge) == before
+
+
+async def _events(hass: HomeAssistant) -> list[dict[str, str]]:
+    now = dt_util.now()
+    response = await hass.services.async_call(
+        "calendar",
+        "get_events",
+        {
+            "entity_id": "calendar.family",
+            "start_date_time": now.isoformat(),
+            "end_date_time": (now + timedelta(days=7)).isoformat(),
+        },
+        blocking=True,
+        return_response=True,
+    )
+    return list(response["calendar.family"]["events"])  # type: ignore[index,call-overload]

@@ -23,6 +23,7 @@ import time
 from typing import Any, Protocol
 
 from botpsy_agent.agent import grounding
+from botpsy_agent.agent.checks import CallProblem, check_call, corrected_call
 from botpsy_agent.agent.conversation import (
     CONFIRM_TTL_S,
     Conversation,
@@ -373,12 +374,58 @@ class BotPsyAgent:
         if verdict is grounding.Verdict.ASK and isinstance(decision, Allow):
             # Allowed, but not asked for: ask first, naming exactly what would be done.
             decision = Confirm("ungrounded." + call.name, "grounding", resolved.entity_ids)
+        elif words is not None and (
+            problem := check_call(call, request.text, job.now, language, home)
+        ):
+            return await self._checked(report, resolved, problem, job)
         if isinstance(decision, Allow):
             return await self._execute(report, resolved, job)
         return self._park(report, resolved, decision, job)
 
+    async def _checked(
+        self, report: ActionReport, resolved: ResolvedCall, problem: CallProblem, job: _Job
+    ) -> _Step:
+        """A model call that disagrees with a time or direction the request fixed: never run
+        as proposed. A time has one correction, which a read runs and an action asks about;
+        anything else is asked back."""
+        request, home, language = job.request, job.home, job.language
+        names = self._replies.names(language, home, resolved.entity_ids)
+        speech = self._phrases.say(language, problem.phrase, **{"targets": names, **problem.values})
+        report.error = ErrorInfo(problem.code, speech)
+        corrected = corrected_call(resolved.call, problem)
+        fixed: ResolvedCall | None = None
+        if corrected is not None:
+            usable = usable_filter(job.policy, request.principal, corrected, job.now)
+            try:
+                fixed = resolve_call(home, corrected, MappingContext(job.now), usable)
+            except ResolutionError:
+                fixed = None
+        if fixed is None:
+            report.decision, report.outcome = "none", Outcome.PLANNED
+            return _Step(report, Status.NEEDS_CLARIFICATION, speech, {"asked": speech})
+        decision = authorize(job.policy, request.principal, fixed, job.now)
+        fixed_report = ActionReport(
+            fixed.call.name,
+            fixed.call.model_dump(exclude_none=True, mode="json"),
+            entity_ids=list(fixed.entity_ids),
+            service_calls=[describe(a) for a in fixed.actions],
+            rule=decision.rule,
+        )
+        if isinstance(decision, Allow) and fixed.call.access is Access.READ:
+            return await self._execute(fixed_report, fixed, job)
+        if isinstance(decision, Deny):
+            return await self._decide(fixed_report, fixed, job, None)
+        confirm = Confirm(problem.phrase, "checks", fixed.entity_ids)
+        return self._park(fixed_report, fixed, confirm, job, speech=speech)
+
     def _park(
-        self, report: ActionReport, resolved: ResolvedCall, decision: Confirm, job: _Job
+        self,
+        report: ActionReport,
+        resolved: ResolvedCall,
+        decision: Confirm,
+        job: _Job,
+        *,
+        speech: str | None = None,
     ) -> _Step:
         """Keep exactly this call until its principal says yes; ask the question."""
         request, call, language = job.request, resolved.call, job.language
@@ -393,7 +440,8 @@ class BotPsyAgent:
                 request.id,
                 self.conversations.now() + self.settings.confirm_ttl_s,
             )
-        speech = self._replies.question(language, decision, call, job.home)
+        if speech is None:
+            speech = self._replies.question(language, decision, call, job.home)
         return _Step(
             report,
             Status.NEEDS_CONFIRMATION,

@@ -1,0 +1,626 @@
+"""Checks the code can do on a model-proposed call before it runs: times and directions.
+
+The model is never trusted with facts the request itself fixes. Two kinds are checked here:
+
+* **Times.** When the request says a time ("tomorrow at 3 pm", "내일 오후 3시", "besok jam 3
+  sore"), a calendar or to-do call must agree with it: the same day, and the same clock time
+  within `TOLERANCE`. An event or due date in the past, and a date the request names that does
+  not exist (31 November), are problems too.
+* **Directions.** "too dark" must make a light brighter, "too cold" a thermostat warmer,
+  "quieter" a speaker quieter (`DIRECTION_WORDS`, per language).
+
+A problem is never executed and never silently corrected: the agent asks the question its
+`phrase` names (translations/<lang>.yaml, `checks.*`), and `expected` carries what the request
+said, so a "yes" can run the corrected call (docs/decisions.md, "checks the code can do").
+Pure: no I/O, about 0.1 ms a call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from enum import StrEnum
+import re
+
+from botpsy_agent.agent.spoken_time import SpokenTime, find_spoken_times, say_when
+from botpsy_agent.home.model import Entity, EntityState, Home
+from botpsy_agent.home.resolve import ResolutionError, resolve_targets
+from tool_schemas.base import MappingContext, Tool
+from tool_schemas.calendar import CheckFreeBusy, CreateEvent, ListEvents, UpdateEvent
+from tool_schemas.catalog import ToolCallError, parse_tool_call
+from tool_schemas.devices import SetClimate, SetLight, SetMedia, Toggle, TurnOff, TurnOn
+from tool_schemas.messaging import AddTodoItem
+
+TOLERANCE = timedelta(minutes=5)
+"""How far a call's start may be from the time said (the model sees the time to the minute)."""
+PAST_GRACE = timedelta(minutes=2)
+"""An event starting "now" is not in the past."""
+
+
+@dataclass(frozen=True)
+class CallProblem:
+    """Why a call must be asked about instead of run."""
+
+    code: str
+    """What is wrong: time_mismatch, time_in_past, no_such_date, wrong_direction."""
+    phrase: str
+    """Key of the question to ask in translations/<lang>.yaml, e.g. checks.time_mismatch."""
+    values: Mapping[str, str] = field(default_factory=dict)
+    """The phrase's placeholders, already in the request's language."""
+    expected: datetime | date | None = None
+    """For times: what the request said (aware local time, or a day), to build the
+    corrected call from."""
+
+
+def check_call(
+    call: Tool, request_text: str, now: datetime, language: str, home: Home
+) -> CallProblem | None:
+    """The first problem with a model-proposed call, or None when the code sees none.
+
+    `now` is timezone-aware, in the home's time zone; `language` is the request's.
+    """
+    if isinstance(call, CreateEvent | UpdateEvent | AddTodoItem | ListEvents | CheckFreeBusy):
+        return _check_times(call, request_text, now, language)
+    if isinstance(call, SetLight | SetClimate | SetMedia | TurnOn | TurnOff | Toggle):
+        return _check_direction(call, request_text, language, home)
+    return None
+
+
+# --- times -----------------------------------------------------------------------------------
+
+
+def _check_times(call: Tool, text: str, now: datetime, language: str) -> CallProblem | None:
+    spoken = find_spoken_times(text, now, language)
+    bad = next((s for s in spoken if s.invalid), None)
+    if bad is not None:
+        return CallProblem("no_such_date", "checks.no_such_date", {"date": bad.invalid or ""})
+    if isinstance(call, ListEvents | CheckFreeBusy):
+        start, end = call.range(MappingContext(now))
+        return _check_range(spoken, start, end, now, language)
+    if isinstance(call, AddTodoItem):
+        if call.due_date is None:
+            return None
+        return _check_moment(spoken, None, call.due_date, now, language, day_only=True)
+    assert isinstance(call, CreateEvent | UpdateEvent)
+    event_start = _local(call.start, now) if call.start is not None else None
+    return _check_moment(spoken, event_start, call.start_date, now, language)
+
+
+def _local(moment: datetime, now: datetime) -> datetime:
+    """A call's wall-clock time in the home's zone (times from the model carry none)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=now.tzinfo)
+    return moment.astimezone(now.tzinfo)
+
+
+def _check_moment(
+    spoken: tuple[SpokenTime, ...],
+    start: datetime | None,
+    day: date | None,
+    now: datetime,
+    language: str,
+    *,
+    day_only: bool = False,
+) -> CallProblem | None:
+    """A timed start, or an all-day first day or due date (`day_only`: a to-do has no time of
+    day): agree with what was said, and not lie in the past."""
+    said = [s for s in spoken if s.days or s.times or s.moment]
+    if day_only:
+        said = [s for s in said if s.days or s.moment]
+    if said and not any(_agrees(s, start, day, day_only) for s in said):
+        # With several phrases ("move it from Monday to Tuesday") the last is the new time.
+        last = said[-1]
+        expected = _expected(last, start, day, now)
+        show_time = not day_only and (bool(last.times) or last.moment is not None)
+        when = say_when(expected if show_time else _day_of(expected), language, now)
+        if day_only:
+            expected = _day_of(expected)
+        return CallProblem("time_mismatch", "checks.time_mismatch", {"when": when}, expected)
+    if start is not None and start.timestamp() < (now - PAST_GRACE).timestamp():
+        return CallProblem(
+            "time_in_past", "checks.time_in_past", {"when": say_when(start, language, now)}
+        )
+    if day is not None and day < now.date():
+        return CallProblem(
+            "time_in_past", "checks.time_in_past", {"when": say_when(day, language, now)}
+        )
+    return None
+
+
+def _day_of(when: datetime | date) -> date:
+    return when.date() if isinstance(when, datetime) else when
+
+
+def _agrees(spoken: SpokenTime, start: datetime | None, day: date | None, day_only: bool) -> bool:
+    if start is not None:
+        if spoken.moment is not None:  # compared on the wall clock, as the person reads it
+            return abs(start.replace(tzinfo=None) - spoken.moment.replace(tzinfo=None)) <= TOLERANCE
+        if spoken.days and start.date() not in spoken.days:
+            return False
+        return not spoken.times or any(_near(start.time(), t) for t in spoken.times)
+    assert day is not None  # an all-day event or a due date: a day, no time of day
+    if spoken.moment is not None:
+        return day == spoken.moment.date()
+    if spoken.times and not day_only:
+        return False  # a time was said, the all-day event has none
+    return day in spoken.days
+
+
+def _near(a: time, b: time) -> bool:
+    minutes = abs((a.hour * 60 + a.minute) - (b.hour * 60 + b.minute))
+    return min(minutes, 24 * 60 - minutes) <= TOLERANCE.total_seconds() / 60
+
+
+def _expected(
+    spoken: SpokenTime, start: datetime | None, day: date | None, now: datetime
+) -> datetime | date:
+    """What the request said, completed from the call where the request left a part open."""
+    if spoken.moment is not None:
+        return spoken.moment
+    tz = now.tzinfo
+    fallback_day = start.date() if start is not None else day
+    expected_day = spoken.days[0] if spoken.days else fallback_day
+    assert expected_day is not None
+    if spoken.times:
+        return datetime.combine(expected_day, spoken.times[0], tzinfo=tz)
+    if start is not None:
+        return datetime.combine(expected_day, start.time(), tzinfo=tz)
+    return expected_day
+
+
+def _check_range(
+    spoken: tuple[SpokenTime, ...], start: datetime, end: datetime, now: datetime, language: str
+) -> CallProblem | None:
+    """A read (list_events, check_free_busy) must look at the time that was asked about."""
+    said = [s for s in spoken if s.days or s.moment]
+    if not said or any(_covers(s, start, end) for s in said):
+        return None
+    last = said[-1]
+    expected: datetime | date
+    if last.moment is not None:
+        expected = last.moment
+    elif last.times:
+        expected = datetime.combine(last.days[0], last.times[0], tzinfo=now.tzinfo)
+    else:
+        expected = last.days[0]
+    when = say_when(expected, language, now)
+    return CallProblem("time_mismatch", "checks.time_mismatch", {"when": when}, expected)
+
+
+def _covers(spoken: SpokenTime, start: datetime, end: datetime) -> bool:
+    if spoken.moment is not None:
+        return start - TOLERANCE <= spoken.moment < end + TOLERANCE
+    tz = start.tzinfo
+    for day in spoken.days:
+        if spoken.times:
+            moments = [datetime.combine(day, t, tzinfo=tz) for t in spoken.times]
+            if any(start - TOLERANCE <= m < end for m in moments):
+                return True
+        else:
+            day_start = datetime.combine(day, time(), tzinfo=tz)
+            if day_start < end and start < day_start + timedelta(days=1):
+                return True
+    return False
+
+
+# --- directions ------------------------------------------------------------------------------
+
+
+class Quantity(StrEnum):
+    """What a relative phrase moves."""
+
+    BRIGHTNESS = "brightness"
+    TEMPERATURE = "temperature"
+    VOLUME = "volume"
+    ANY = "any"
+    """Words like "turn up" / "낮춰" / "turunkan": the direction of whatever the call sets."""
+
+
+UP, DOWN = 1, -1
+
+# Phrase -> (what it moves, which way). Matched as whole words in en and id, as substrings
+# in ko (whose particles attach to words); where phrases overlap, the longer one wins
+# ("not bright enough" over "bright", "lebih gelap" over "gelap").
+DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
+    "en": {
+        **dict.fromkeys(
+            (
+                "too dark",
+                "so dark",
+                "very dark",
+                "it's dark",
+                "is dark",
+                "dark in here",
+                "brighter",
+                "brighten",
+                "more light",
+                "not bright enough",
+                "can't see",
+                "cannot see",
+            ),
+            (Quantity.BRIGHTNESS, UP),
+        ),
+        **dict.fromkeys(
+            (
+                "too bright",
+                "so bright",
+                "very bright",
+                "dimmer",
+                "dim",
+                "darker",
+                "less bright",
+                "less light",
+                "blinding",
+            ),
+            (Quantity.BRIGHTNESS, DOWN),
+        ),
+        **dict.fromkeys(
+            (
+                "too cold",
+                "so cold",
+                "very cold",
+                "it's cold",
+                "is cold",
+                "cold in here",
+                "freezing",
+                "chilly",
+                "warmer",
+                "warm up",
+                "warm it up",
+                "heat up",
+                "heat it up",
+                "more heat",
+            ),
+            (Quantity.TEMPERATURE, UP),
+        ),
+        **dict.fromkeys(
+            (
+                "too hot",
+                "so hot",
+                "very hot",
+                "it's hot",
+                "is hot",
+                "hot in here",
+                "too warm",
+                "so warm",
+                "boiling",
+                "cooler",
+                "colder",
+                "cool down",
+                "cool it down",
+            ),
+            (Quantity.TEMPERATURE, DOWN),
+        ),
+        **dict.fromkeys(
+            (
+                "louder",
+                "too quiet",
+                "so quiet",
+                "can't hear",
+                "cannot hear",
+                "volume up",
+                "more volume",
+            ),
+            (Quantity.VOLUME, UP),
+        ),
+        **dict.fromkeys(
+            (
+                "quieter",
+                "too loud",
+                "so loud",
+                "very loud",
+                "softer",
+                "volume down",
+                "less volume",
+                "keep it down",
+            ),
+            (Quantity.VOLUME, DOWN),
+        ),
+        **dict.fromkeys(
+            ("turn up", "turn it up", "increase", "raise the", "raise it", "crank up"),
+            (Quantity.ANY, UP),
+        ),
+        **dict.fromkeys(
+            ("turn down", "turn it down", "decrease", "lower the", "lower it", "reduce"),
+            (Quantity.ANY, DOWN),
+        ),
+    },
+    "ko": {
+        **dict.fromkeys(
+            ("어두워", "어둡다", "어두운데", "어둡네", "밝게", "밝혀", "더 밝", "안 보여"),
+            (Quantity.BRIGHTNESS, UP),
+        ),
+        **dict.fromkeys(
+            ("너무 밝", "눈부", "어둡게", "덜 밝", "은은하게"), (Quantity.BRIGHTNESS, DOWN)
+        ),
+        **dict.fromkeys(
+            ("추워", "춥다", "추운데", "춥네", "쌀쌀", "따뜻하게", "따듯하게"),
+            (Quantity.TEMPERATURE, UP),
+        ),
+        **dict.fromkeys(
+            ("더워", "덥다", "더운데", "덥네", "시원하게"), (Quantity.TEMPERATURE, DOWN)
+        ),
+        **dict.fromkeys(("크게", "안 들려", "작아서"), (Quantity.VOLUME, UP)),
+        **dict.fromkeys(("작게", "시끄러", "조용히"), (Quantity.VOLUME, DOWN)),
+        **dict.fromkeys(("올려", "높여", "키워"), (Quantity.ANY, UP)),
+        **dict.fromkeys(("낮춰", "내려", "줄여"), (Quantity.ANY, DOWN)),
+    },
+    "id": {
+        **dict.fromkeys(
+            (
+                "terlalu gelap",
+                "gelap",
+                "kurang terang",
+                "terlalu redup",
+                "lebih terang",
+                "terangkan",
+                "tidak kelihatan",
+            ),
+            (Quantity.BRIGHTNESS, UP),
+        ),
+        **dict.fromkeys(
+            (
+                "terlalu terang",
+                "silau",
+                "lebih redup",
+                "redupkan",
+                "lebih gelap",
+                "gelapkan",
+            ),
+            (Quantity.BRIGHTNESS, DOWN),
+        ),
+        **dict.fromkeys(
+            (
+                "terlalu dingin",
+                "dingin",
+                "kedinginan",
+                "lebih hangat",
+                "hangatkan",
+            ),
+            (Quantity.TEMPERATURE, UP),
+        ),
+        **dict.fromkeys(
+            (
+                "terlalu panas",
+                "panas",
+                "gerah",
+                "kepanasan",
+                "lebih dingin",
+                "lebih sejuk",
+                "dinginkan",
+                "sejukkan",
+            ),
+            (Quantity.TEMPERATURE, DOWN),
+        ),
+        **dict.fromkeys(
+            (
+                "lebih keras",
+                "keraskan",
+                "kencangkan",
+                "lebih kencang",
+                "kurang keras",
+                "terlalu pelan",
+                "tidak terdengar",
+            ),
+            (Quantity.VOLUME, UP),
+        ),
+        **dict.fromkeys(
+            (
+                "lebih pelan",
+                "pelankan",
+                "kecilkan",
+                "terlalu keras",
+                "terlalu kencang",
+                "berisik",
+            ),
+            (Quantity.VOLUME, DOWN),
+        ),
+        **dict.fromkeys(("naikkan", "besarkan", "tambah"), (Quantity.ANY, UP)),
+        **dict.fromkeys(("turunkan", "kurangi"), (Quantity.ANY, DOWN)),
+    },
+}
+
+_WORD_BOUNDED = frozenset({"en", "id"})
+
+
+def _matcher(language: str, words: Mapping[str, tuple[Quantity, int]]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    if language in _WORD_BOUNDED:
+        return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    return re.compile(alternatives)
+
+
+_MATCHERS = {language: _matcher(language, words) for language, words in DIRECTION_WORDS.items()}
+
+
+def said_directions(text: str, language: str) -> dict[Quantity, int]:
+    """Which way the request wants each quantity to move; a quantity said both ways (or not
+    at all) is left out."""
+    base = language.replace("_", "-").split("-", 1)[0].lower()
+    words = DIRECTION_WORDS.get(base)
+    if words is None:
+        return {}
+    folded = " ".join(text.casefold().replace("\u2019", "'").split())  # a typographic '
+
+    seen: dict[Quantity, set[int]] = {}
+    for match in _MATCHERS[base].finditer(folded):
+        quantity, sign = words[match.group()]
+        seen.setdefault(quantity, set()).add(sign)
+    return {q: next(iter(signs)) for q, signs in seen.items() if len(signs) == 1}
+
+
+_TOOL_QUANTITY: Mapping[type[Tool], Quantity] = {
+    SetLight: Quantity.BRIGHTNESS,
+    TurnOn: Quantity.BRIGHTNESS,
+    TurnOff: Quantity.BRIGHTNESS,
+    Toggle: Quantity.BRIGHTNESS,
+    SetClimate: Quantity.TEMPERATURE,
+    SetMedia: Quantity.VOLUME,
+}
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+STILL = 0
+"""A "change" that changes nothing (a step of 0, the value it already has): wrong either way,
+unless the target is already as far as it goes that way (`AT_TOP`, `AT_BOTTOM`)."""
+AT_TOP, AT_BOTTOM = 2, -2
+
+
+def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallProblem | None:
+    quantity = _TOOL_QUANTITY[type(call)]
+    directions = said_directions(text, language)
+    wanted = directions.get(quantity, directions.get(Quantity.ANY))
+    if wanted is None:
+        return None
+    stated = {float(n.replace(",", ".")) for n in _NUMBER.findall(text)}
+    targets = _targets(call, home)
+    if targets is None:  # nothing in this home: judge the call by its own values
+        wrong = _is_wrong(_moves(call, None, home, stated), wanted)
+        names = ", ".join(_named_ids(call))
+    else:
+        moved_wrong = [t for t in targets if _is_wrong(_moves(call, t, home, stated), wanted)]
+        wrong, names = bool(moved_wrong), ", ".join(t.name for t in moved_wrong)
+    if not wrong:
+        return None
+    phrase = f"checks.{quantity.value}_{'up' if wanted == UP else 'down'}"
+    return CallProblem("wrong_direction", phrase, {"targets": names})
+
+
+def _is_wrong(moved: int | None, wanted: int) -> bool:
+    if moved is None or moved == wanted:
+        return False
+    at_the_end = (moved == AT_TOP and wanted == UP) or (moved == AT_BOTTOM and wanted == DOWN)
+    return not at_the_end  # already as bright (loud, warm) as it goes: nothing to fault
+
+
+def _targets(call: Tool, home: Home) -> list[Entity] | None:
+    """The entities whose quantity the call changes (only the lights, for on/off/toggle);
+    None when the call names nothing this home has."""
+    try:
+        entities = resolve_targets(home, call)
+    except ResolutionError:
+        return None if not isinstance(call, TurnOn | TurnOff | Toggle) else []
+    if isinstance(call, TurnOn | TurnOff | Toggle):
+        return [e for e in entities if e.domain == "light"]
+    return list(entities)
+
+
+def _named_ids(call: Tool) -> list[str]:
+    spec = call.target_fields()
+    if spec is None:
+        return []
+    return [*(spec.entity_id or ()), *(spec.area_id or ()), *(spec.floor_id or ())]
+
+
+def _moves(call: Tool, target: Entity | None, home: Home, stated: set[float]) -> int | None:
+    """Which way the call moves the target's quantity: UP, DOWN, STILL, AT_TOP, AT_BOTTOM;
+    None when that is not for this check to say (a value the person said themselves, a state
+    not known). Without a target (the call names nothing this home has): only what the call
+    alone says."""
+    state = home.state_of(target.entity_id) if target is not None else None
+    if state is not None and state.state in ("unknown", "unavailable"):
+        state = None
+    if isinstance(call, SetLight):
+        return _light_moves(call, state, stated)
+    if isinstance(call, TurnOn | TurnOff | Toggle):
+        return _switch_moves(call, state)
+    if isinstance(call, SetClimate):
+        return _climate_moves(call, state, stated)
+    assert isinstance(call, SetMedia)
+    return _media_moves(call, state, stated)
+
+
+def _light_moves(call: SetLight, state: EntityState | None, stated: set[float]) -> int | None:
+    if call.brightness_step_pct is not None:
+        return _sign(call.brightness_step_pct)
+    if call.brightness_pct is None or float(call.brightness_pct) in stated:
+        return None
+    brightness = state.attributes.get("brightness") if state is not None else None
+    if state is not None and state.state == "off":
+        return _compare(call.brightness_pct, 0.0, 0, 100)
+    if isinstance(brightness, int | float):
+        return _compare(call.brightness_pct, float(brightness) / 2.55, 0, 100)
+    return _against_bounds(call.brightness_pct, 0, 100)
+
+
+def _switch_moves(call: TurnOn | TurnOff | Toggle, state: EntityState | None) -> int | None:
+    if state is None or state.state not in ("on", "off"):
+        return None
+    on = state.state == "on"
+    if isinstance(call, TurnOn):
+        return STILL if on else UP
+    if isinstance(call, TurnOff):
+        return DOWN if on else STILL
+    return DOWN if on else UP
+
+
+def _climate_moves(call: SetClimate, state: EntityState | None, stated: set[float]) -> int | None:
+    if call.temperature_step is not None:
+        return _sign(call.temperature_step)
+    if call.temperature is not None:
+        current = state.attributes.get("temperature") if state is not None else None
+        if call.temperature in stated or not isinstance(current, int | float):
+            return None
+        return _compare(call.temperature, float(current), 5, 35)
+    assert call.hvac_mode is not None
+    return {"heat": UP, "cool": DOWN}.get(call.hvac_mode.value)
+
+
+def _media_moves(call: SetMedia, state: EntityState | None, stated: set[float]) -> int | None:
+    if call.volume_step_pct is not None:
+        return _sign(call.volume_step_pct)
+    if call.volume_pct is not None:
+        if float(call.volume_pct) in stated:
+            return None
+        level = state.attributes.get("volume_level") if state is not None else None
+        if isinstance(level, int | float):
+            return _compare(call.volume_pct, float(level) * 100, 0, 100)
+        return _against_bounds(call.volume_pct, 0, 100)
+    if call.mute is not None:
+        return DOWN if call.mute else UP
+    return None  # a source change moves no volume
+
+
+def _sign(step: float) -> int:
+    return UP if step > 0 else DOWN if step < 0 else STILL
+
+
+def _compare(value: float, current: float, low: float, high: float) -> int:
+    """The direction of a new absolute value (to the nearest whole unit)."""
+    if round(value) > round(current):
+        return UP
+    if round(value) < round(current):
+        return DOWN
+    return AT_TOP if round(current) >= high else AT_BOTTOM if round(current) <= low else STILL
+
+
+def _against_bounds(value: float, low: float, high: float) -> int | None:
+    """Without the current value only the bounds say a direction: 0 % is down, 100 % up."""
+    return DOWN if value <= low else UP if value >= high else None
+
+
+def corrected_call(call: Tool, problem: CallProblem) -> Tool | None:
+    """The call with the time the request said, for a "Did you mean …?" whose yes runs it;
+    None when the problem has no single correction (a wrong direction, a past time)."""
+    expected = problem.expected
+    if problem.code != "time_mismatch" or expected is None:
+        return None
+    arguments = call.model_dump(exclude_none=True, mode="json")
+    if isinstance(expected, datetime):
+        if "start" in arguments:
+            arguments["start"] = expected.strftime("%Y-%m-%dT%H:%M")
+        elif "due_date" in arguments:
+            arguments["due_date"] = expected.date().isoformat()
+        else:
+            return None  # an all-day event for a time of day: ask, do not guess its length
+    elif "start" in arguments:
+        arguments["start"] = f"{expected.isoformat()}T{str(arguments['start'])[11:16]}"
+    elif "start_date" in arguments or "due_date" in arguments:
+        arguments["start_date" if "start_date" in arguments else "due_date"] = expected.isoformat()
+    else:
+        return None
+    try:
+        return parse_tool_call(call.name, arguments)
+    except ToolCallError:
+        return None
