@@ -20,6 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 BLUEPRINT = ROOT / "blueprints" / "automation" / "botpsy" / "action_event.yaml"
 
 
+def install_blueprint(folder: Path) -> None:
+    """As a user imports it: into blueprints/automation/botpsy/ of the config folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(BLUEPRINT, folder / BLUEPRINT.name)
+
+
 def from_blueprint(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """An automation using the blueprint; its action fires `blueprint_ran` with its name."""
     return {
@@ -44,8 +50,7 @@ async def test_automations_from_the_blueprint_follow_the_apps_actions(
     hass: HomeAssistant, botpsy_entry: MockConfigEntry, ha_home: HaHome
 ) -> None:
     target = Path(hass.config.path("blueprints", "automation", "botpsy"))
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copy(BLUEPRINT, target / BLUEPRINT.name)
+    await hass.async_add_executor_job(install_blueprint, target)
     ran: list[Event] = []
 
     @callback
