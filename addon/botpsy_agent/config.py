@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 DEFAULT_OPTIONS_PATH: Final = Path("/data/options.json")
 DEFAULT_CONFIG_DIR: Final = Path("/config")
-"""The app config folder (`addon_config` map): models, the policy file."""
+"""The app config folder (`app_config` map): models, the policy file."""
 DEFAULT_DATA_DIR: Final = Path("/data")
 CONFIG_DIR_ENV: Final = "BOTPSY_CONFIG_DIR"
 DATA_DIR_ENV: Final = "BOTPSY_DATA_DIR"

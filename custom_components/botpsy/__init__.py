@@ -43,6 +43,8 @@ async def async_setup_entry(hass: HomeAssistant, entry: BotPsyConfigEntry) -> bo
             translation_domain=DOMAIN, translation_key="mqtt_unavailable"
         ) from err
     entry.runtime_data = link
+    # A refused signature means the app lost (or replaced) our pairing: HA asks to re-pair.
+    link.on_pairing_lost = lambda: entry.async_start_reauth(hass)
     issues = AgentIssues(hass, entry.entry_id, link)
     entry.async_on_unload(link.add_listener(issues.update))
     entry.async_on_unload(issues.close)

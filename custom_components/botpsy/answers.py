@@ -43,6 +43,13 @@ DOOR_CODES: Final = frozenset(
     }
 )
 """The front door's own error codes (docs/mqtt-api.md): their messages are English."""
+PAIRING_LOST_CODES: Final = frozenset({"unauthenticated", "bad_signature"})
+"""The app holds no secret, or another one: only pairing again helps (a reauth flow)."""
+READ_TOOLS: Final = frozenset(
+    {"get_state", "list_entities", "list_events", "check_free_busy", "list_todo_items"}
+)
+"""The tools that only read (`tool_schemas`' `Access.READ`; a test keeps them in step). An
+answer whose actions all read is a query answer, not an action done."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,8 @@ class Answer:
     """The entities the app's actions acted on (or read), for Assist's list of targets."""
     failed: tuple[str, ...] = ()
     """The entities of actions Home Assistant failed to carry out."""
+    query: bool = False
+    """It answers a question about the home (state, calendar, to-do): nothing was changed."""
 
 
 def error_code_of(response: dict[str, Any]) -> str | None:
@@ -78,6 +87,16 @@ def entities_with_outcome(response: dict[str, Any], outcome: str) -> tuple[str, 
     return tuple(dict.fromkeys(entity_ids))
 
 
+def only_reads(response: dict[str, Any]) -> bool:
+    """The response's executed actions exist and all only read."""
+    tools = [
+        action.get("tool")
+        for action in response.get("actions") or []
+        if isinstance(action, dict) and action.get("outcome") == "executed"
+    ]
+    return bool(tools) and all(tool in READ_TOOLS for tool in tools)
+
+
 def answer_for(response: dict[str, Any]) -> Answer:
     status = response.get("status")
     speech = str(response.get("speech") or "")
@@ -88,6 +107,7 @@ def answer_for(response: dict[str, Any]) -> Answer:
             continue_conversation=status in QUESTIONS,
             executed=entities_with_outcome(response, "executed"),
             failed=entities_with_outcome(response, "failed"),
+            query=status == "done" and only_reads(response),
         )
     if code in AUTH_CODES:
         return Answer(

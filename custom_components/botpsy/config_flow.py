@@ -7,16 +7,20 @@
 * **hassio** / **hassio_confirm**: under the Supervisor the app's discovery brings the
   secret itself, over a channel MQTT clients cannot read.
 * **reconfigure**: pair again (a new code), or move to another instance name.
+* **reauth** / **reauth_confirm**: the app refused our signature (it lost the pairing, e.g.
+  after its data was reset): pair again with a new code, same instance.
 
 Every way ends with a signed test request the app must accept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from homeassistant.components import mqtt
 from homeassistant.config_entries import (
+    SOURCE_REAUTH,
     SOURCE_RECONFIGURE,
     ConfigEntry,
     ConfigFlow,
@@ -34,7 +38,14 @@ from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
 import probatio
 
-from .const import CONF_INSTANCE, CONF_PAIRING_CODE, CONF_SECRET, DOMAIN, INSTANCE_PATTERN
+from .const import (
+    CONF_APP_SLUG,
+    CONF_INSTANCE,
+    CONF_PAIRING_CODE,
+    CONF_SECRET,
+    DOMAIN,
+    INSTANCE_PATTERN,
+)
 from .discovery import async_online_instances, instance_of
 from .mqtt_util import json_object
 from .options_flow import PermissionsFlow
@@ -53,6 +64,7 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
     def __init__(self) -> None:
         self._instance = ""
         self._secret = ""
+        self._app_slug: str | None = None
 
     @staticmethod
     @callback
@@ -110,6 +122,21 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
             description_placeholders={"found": str(len(online))},
         )
 
+    # --- the app lost the pairing ---------------------------------------------------------------
+
+    async def async_step_reauth(self, entry_data: Mapping[str, Any]) -> ConfigFlowResult:
+        self._instance = str(entry_data[CONF_INSTANCE])
+        return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_confirm(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        if user_input is None:
+            return self.async_show_form(
+                step_id="reauth_confirm", description_placeholders={"instance": self._instance}
+            )
+        return await self.async_step_pair()
+
     # --- discoveries ---------------------------------------------------------------------------
 
     async def async_step_mqtt(self, discovery_info: MqttServiceInfo) -> ConfigFlowResult:
@@ -135,8 +162,11 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
             return self.async_abort(reason="invalid_discovery_info")
         # It brings the secret: it goes ahead of the same app's MQTT discovery.
         await self.async_set_unique_id(instance, raise_on_progress=False)
-        self._abort_if_unique_id_configured(updates={CONF_SECRET: secret})
+        self._abort_if_unique_id_configured(
+            updates={CONF_SECRET: secret, CONF_APP_SLUG: discovery_info.slug}
+        )
         self._instance, self._secret = instance, secret
+        self._app_slug = discovery_info.slug
         self.context["title_placeholders"] = {"instance": instance}
         return await self.async_step_hassio_confirm()
 
@@ -177,9 +207,18 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
         `PairingError` when it does not."""
         await async_probe(self.hass, self._instance, secret, f"flow-{self.flow_id}")
         data = {CONF_INSTANCE: self._instance, CONF_SECRET: secret}
+        if self._app_slug:
+            data[CONF_APP_SLUG] = self._app_slug
         title = f"BotPsy ({self._instance})"
-        if self.source == SOURCE_RECONFIGURE:
+        if self.source == SOURCE_REAUTH:
             return self.async_update_reload_and_abort(
-                self._get_reconfigure_entry(), unique_id=self._instance, title=title, data=data
+                self._get_reauth_entry(), data_updates={CONF_SECRET: secret}
+            )
+        if self.source == SOURCE_RECONFIGURE:
+            entry = self._get_reconfigure_entry()
+            if CONF_APP_SLUG in entry.data:
+                data.setdefault(CONF_APP_SLUG, entry.data[CONF_APP_SLUG])
+            return self.async_update_reload_and_abort(
+                entry, unique_id=self._instance, title=title, data=data
             )
         return self.async_create_entry(title=title, data=data)

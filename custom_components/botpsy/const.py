@@ -12,6 +12,9 @@ LOGGER = logging.getLogger(__package__)
 CONF_INSTANCE: Final = "instance"
 CONF_SECRET: Final = "secret"  # noqa: S105 - the name of a config key
 CONF_PAIRING_CODE: Final = "pairing_code"
+CONF_APP_SLUG: Final = "app_slug"
+"""The Supervisor's slug of the app, when its discovery set the entry up (for its page)."""
+APP_DOCS_URL: Final = "https://github.com/botpsy/botpsy-ha/blob/main/addon/DOCS.md"
 
 BASE_TOPIC: Final = "botpsy"
 INSTANCE_PATTERN: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")

@@ -23,10 +23,12 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from . import BotPsyConfigEntry
 from .answers import Answer, answer_for
-from .const import DOMAIN
+from .const import APP_DOCS_URL, CONF_APP_SLUG, DOMAIN
 from .link import AgentUnavailable, Ask
 
 VIA_ASSIST = "assist"
+PARALLEL_UPDATES = 0
+"""Nothing is polled, and the app queues requests itself (one model worker, D8)."""
 
 
 async def async_setup_entry(
@@ -47,22 +49,47 @@ class BotPsyConversationEntity(conversation.ConversationEntity):
     def __init__(self, entry: BotPsyConfigEntry) -> None:
         self.entry = entry
         self._attr_unique_id = entry.entry_id
-        self._attr_device_info = DeviceInfo(
-            identifiers={(DOMAIN, entry.entry_id)},
-            name=entry.title,
-            manufacturer="BotPsy",
-            model="BotPsy local assistant",
-            entry_type=DeviceEntryType.SERVICE,
-        )
+        self._attr_device_info = device_info(entry)
+
+    @property
+    @override
+    def available(self) -> bool:
+        """Unavailable while the app is offline (or has not said it is online yet)."""
+        return self.entry.runtime_data.online is True
 
     @override
     async def async_added_to_hass(self) -> None:
         await super().async_added_to_hass()
         self.async_on_remove(self.entry.runtime_data.add_listener(self._app_changed))
+        # The app's MQTT device may be discovered after this entity is added.
+        self.async_on_remove(
+            self.hass.bus.async_listen(
+                dr.EVENT_DEVICE_REGISTRY_UPDATED, lambda _event: self._sync_device()
+            )
+        )
+        self._sync_device()
 
     @callback
     def _app_changed(self) -> None:
+        self._sync_device()
         self.async_write_ha_state()
+
+    @callback
+    def _sync_device(self) -> None:
+        """Keep the agent device's version the app's, and link it to the app's device."""
+        if self.device_entry is None:
+            return
+        registry = dr.async_get(self.hass)
+        device = registry.async_get(self.device_entry.id)
+        if not isinstance(device, dr.DeviceEntry):
+            return
+        link = self.entry.runtime_data
+        if link.version is not None and link.version != device.sw_version:
+            registry.async_update_device(device.id, sw_version=link.version)
+        app_devices = registry.async_get_devices(identifiers={("mqtt", link.topics.device_id)})
+        app_device = next((d for d in app_devices if d.id != device.id), None)
+        if app_device is not None and device.via_device_id != app_device.id:
+            registry.async_update_device(device.id, via_device_id=app_device.id)
 
     @property
     @override
@@ -105,6 +132,8 @@ class BotPsyConversationEntity(conversation.ConversationEntity):
             conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
         )
         result = intent.IntentResponse(language=user_input.language)
+        if answer.query:
+            result.response_type = intent.IntentResponseType.QUERY_ANSWER
         if answer.error is not None:
             result.async_set_error(answer.error, speech)
         else:
@@ -118,6 +147,29 @@ class BotPsyConversationEntity(conversation.ConversationEntity):
             conversation_id=chat_log.conversation_id,
             continue_conversation=answer.continue_conversation,
         )
+
+
+def device_info(entry: BotPsyConfigEntry) -> DeviceInfo:
+    """The agent's device: one per app instance, linked (`via_device_id`, set once the app's
+    MQTT device exists) to the app's own device with its health sensors (decisions I17.5)."""
+    info = DeviceInfo(
+        identifiers={(DOMAIN, entry.entry_id)},
+        name=entry.title,
+        manufacturer="BotPsy",
+        model="BotPsy local assistant",
+        entry_type=DeviceEntryType.SERVICE,
+        configuration_url=configuration_url(entry),
+    )
+    if entry.runtime_data.version is not None:
+        info["sw_version"] = entry.runtime_data.version
+    return info
+
+
+def configuration_url(entry: BotPsyConfigEntry) -> str:
+    """The app's page under the Supervisor (its options, log and pairing code); elsewhere the
+    app's documentation, which says where its options and policy file live."""
+    slug = entry.data.get(CONF_APP_SLUG)
+    return f"homeassistant://hassio/addon/{slug}/info" if slug else APP_DOCS_URL
 
 
 def speaker_location(

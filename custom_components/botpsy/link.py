@@ -19,6 +19,7 @@ from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.util.ulid import ulid_now
 
+from .answers import PAIRING_LOST_CODES, error_code_of
 from .const import DOMAIN, LOGGER
 from .events import Origin, fire_action_event
 from .mqtt_util import Handler, async_publish_json, async_subscribe_ready, json_object
@@ -68,6 +69,8 @@ class AgentLink:
         self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT_EXCHANGES)
         """The last exchanges, for diagnostics (which redact their content)."""
         self._listeners: list[Callable[[], None]] = []
+        self.on_pairing_lost: Callable[[], None] | None = None
+        """Called when the app refuses a signed request for want of our secret."""
         self._policy_waiters: list[Callable[[dict[str, Any]], None]] = []
         self._unsubscribe: list[CALLBACK_TYPE] = []
 
@@ -107,6 +110,11 @@ class AgentLink:
         if isinstance(languages, list) and languages:
             return [str(language) for language in languages]
         return list(DEFAULT_LANGUAGES)
+
+    @property
+    def version(self) -> str | None:
+        version = (self.info or {}).get("version")
+        return str(version) if version is not None else None
 
     @property
     def model(self) -> str | None:
@@ -164,6 +172,14 @@ class AgentLink:
             ) from err
         finally:
             self._pending.pop(request_id, None)
+        if "sig" in document and error_code_of(response) in PAIRING_LOST_CODES:
+            LOGGER.warning(
+                "The BotPsy app %s refused our signature (%s): pair again",
+                self.instance,
+                error_code_of(response),
+            )
+            if self.on_pairing_lost is not None:
+                self.on_pairing_lost()
         self.recent.append(
             {
                 "via": via,

@@ -18,6 +18,11 @@ class AgentTopics:
         return f"{BASE_TOPIC}/{self.instance}"
 
     @property
+    def device_id(self) -> str:
+        """The identifier of the app's own MQTT-discovery device (`botpsy_<instance>`)."""
+        return f"{BASE_TOPIC}_{self.instance}"
+
+    @property
     def status(self) -> str:
         return f"{self.root}/status"
 

@@ -1,11 +1,14 @@
-"""The rules the Supervisor and the app linter apply to an app's files, as a small checker.
+"""The rules the Supervisor applies to an app's files, as a small checker.
 
-Written from their documented behaviour (the Supervisor's `apps/validate.py` and
-`apps/options.py`, the linter's `config.schema.json` and `lint.py`; see
-`shared/reference/ha-app-and-integration.md` §2): required keys, known keys only, no key set
-to its default value, aarch64/amd64 only, an image name without a tag, the option schema
-grammar, options that fit their schema, a translation for every option, and
-`repository.yaml`. Each check returns a list of problems (empty: fine).
+Written from Supervisor **2026.08.0** (`supervisor/apps/validate.py` `_SCHEMA_APP_CONFIG`,
+`_migrate_app_config`, `_warn_app_config`; `supervisor/apps/const.py` `MappingType`;
+`supervisor/apps/options.py`), the version CI validates `addon/config.yaml` with
+(`.github/workflows/lint.yaml`, job "Supervisor schema"): required keys, known keys only,
+aarch64/amd64 only, an image name without a tag, the map types (the `addon_*` names are
+deprecated since 2026.07), the option schema grammar, options that fit their schema, a
+translation for every option, and `repository.yaml`. One rule is the app linter's
+(frenck/action-addon-linter `lint.py`), kept as our style: no key set to its default value.
+Each check returns a list of problems (empty: fine).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 import re
 from typing import Any
 
+SUPERVISOR_VERSION = "2026.08.0"
 REQUIRED_KEYS = ("name", "version", "slug", "description", "arch")
 SUPPORTED_ARCHES = ("aarch64", "amd64")
 DEPRECATED_KEYS = {
@@ -97,11 +101,8 @@ OTHER_KEYS = [
 KNOWN_KEYS = frozenset(DEFAULTS) | frozenset(OTHER_KEYS)
 MAP_TYPES = frozenset(
     [
-        "addon_config",
         "app_config",
-        "addons",
         "local_apps",
-        "all_addon_configs",
         "all_app_configs",
         "backup",
         "config",
@@ -112,6 +113,12 @@ MAP_TYPES = frozenset(
         "ssl",
     ]
 )
+# Accepted, but deprecated as of Supervisor 2026.07 (a warning for store apps).
+LEGACY_MAP_TYPES: Mapping[str, str] = {
+    "addon_config": "app_config",
+    "addons": "local_apps",
+    "all_addon_configs": "all_app_configs",
+}
 SLUG = re.compile(r"[-_.A-Za-z0-9]+")
 SERVICE = re.compile(r"(mqtt|mysql):(provide|want|need)")
 IMAGE = re.compile(r"(?P<registry>[a-z0-9.-]+(:\d+)?/)?[a-z0-9._-]+(/[a-z0-9._-]+)*")
@@ -366,14 +373,21 @@ def _map_problems(entries: object) -> list[str]:
     for entry in entries:
         kind = entry.get("type")
         types.add(kind)
-        if kind not in MAP_TYPES:
+        if kind in LEGACY_MAP_TYPES:
+            problems.append(
+                f"map: {kind!r} is deprecated since Supervisor 2026.07; "
+                f"use {LEGACY_MAP_TYPES[kind]!r}"
+            )
+        elif kind not in MAP_TYPES:
             problems.append(f"map: unknown type {kind!r}")
         if set(entry) - {"type", "read_only", "path"}:
             problems.append(f"map: {kind}: unknown keys {sorted(set(entry) - {'type'})}")
         if "read_only" in entry and not isinstance(entry["read_only"], bool):
             problems.append(f"map: {kind}: read_only must be true or false")
     if "config" in types and types & {"addon_config", "app_config", "homeassistant_config"}:
-        problems.append("map: config conflicts with addon_config / homeassistant_config")
+        problems.append("map: config conflicts with app_config / homeassistant_config")
+    elif "config" in types:
+        problems.append("map: 'config' is deprecated; use 'homeassistant_config'")
     return problems
 
 

@@ -115,7 +115,13 @@ GOOD: dict[str, Any] = {
         ({"version": 1.0}, "version: must be a string (quote it)"),
         ({"slug": "my app"}, "slug: only letters, digits"),
         ({"services": ["mqtt:require"]}, "services: 'mqtt:require' is not like mqtt:need"),
-        ({"map": ["share:ro", {"type": "addon_config"}]}, "map: use one form for all entries"),
+        ({"map": ["share:ro", {"type": "app_config"}]}, "map: use one form for all entries"),
+        ({"map": [{"type": "addon_config"}]}, "map: 'addon_config' is deprecated since Supervisor"),
+        ({"map": [{"type": "addons"}]}, "map: 'addons' is deprecated since Supervisor 2026.07"),
+        ({"map": [{"type": "all_addon_configs"}]}, "map: 'all_addon_configs' is deprecated"),
+        ({"map": [{"type": "config"}]}, "map: 'config' is deprecated; use 'homeassistant_config'"),
+        ({"map": [{"type": "app_config"}, {"type": "config"}]}, "map: config conflicts with"),
+        ({"map": [{"type": "addon"}]}, "map: unknown type 'addon'"),
         ({"timeout": 600}, "timeout: must be 10 to 300 seconds, got 600"),
         ({"colour": "red"}, "colour: unknown key"),
         ({"options": {"level": "warn"}}, "options.level: 'warn' is not one of the choices"),
@@ -165,7 +171,7 @@ def test_config_yaml_says_what_this_app_needs(config: dict[str, Any]) -> None:
     assert config["homeassistant_api"] is True
     assert config["services"] == ["mqtt:need"]
     assert config["discovery"] == ["botpsy"]
-    assert config["map"] == [{"type": "addon_config", "read_only": False}, {"type": "share"}]
+    assert config["map"] == [{"type": "app_config", "read_only": False}, {"type": "share"}]
     assert "*.gguf" in config["backup_exclude"]
     assert config["timeout"] >= 30  # time to finish a request and free the model
     assert "watchdog" not in config  # the Dockerfile's HEALTHCHECK replaces it

@@ -12,6 +12,7 @@ from homeassistant import config_entries
 from homeassistant.config_entries import ConfigFlowResult
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
 from homeassistant.setup import async_setup_component
@@ -19,7 +20,13 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from botpsy_agent.supervisor import SupervisorAccess
-from custom_components.botpsy.const import CONF_INSTANCE, CONF_PAIRING_CODE, CONF_SECRET, DOMAIN
+from custom_components.botpsy.const import (
+    CONF_APP_SLUG,
+    CONF_INSTANCE,
+    CONF_PAIRING_CODE,
+    CONF_SECRET,
+    DOMAIN,
+)
 from custom_components.botpsy.link import AgentLink
 from devkit.supervisor import SupervisorStandIn
 from tests.ha_mqtt import wait_for
@@ -246,8 +253,18 @@ async def test_the_supervisor_discovery_brings_the_secret(
     result = await configure(hass, result["flow_id"], {})
     assert result["type"] is FlowResultType.CREATE_ENTRY, result
     entry = result["result"]
-    assert entry.data == {CONF_INSTANCE: INSTANCE, CONF_SECRET: config["secret"]}
+    # The slug gives the agent device a link to the app's page.
+    assert entry.data == {
+        CONF_INSTANCE: INSTANCE,
+        CONF_SECRET: config["secret"],
+        CONF_APP_SLUG: "botpsy",
+    }
     await hass.async_block_till_done()
+    device = dr.async_get(hass).async_get_device_by_identifier(
+        (DOMAIN, entry.entry_id), entry.entry_id
+    )
+    assert device is not None
+    assert device.configuration_url == "homeassistant://hassio/addon/botpsy/info"
     # The MQTT discovery of the same app (which would ask for a code) is closed with it.
     assert not hass.config_entries.flow.async_progress_by_handler(DOMAIN)
 

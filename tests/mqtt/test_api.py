@@ -214,7 +214,7 @@ async def test_ha_coming_online_makes_the_app_announce_again(
     client.publish("homeassistant/status", "online")
     config = (await client.expect(discovery)).json()
     assert config == on_connect.json()
-    assert config["device"]["name"] == "BotPsy agent"
+    assert config["device"]["name"] == f"BotPsy agent ({INSTANCE})"
     assert set(config["components"]) == {
         "status",
         "model",

@@ -65,7 +65,8 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
     await wait_for(lambda: device() is not None, "the device")
     agent_device = device()
     assert agent_device is not None
-    assert (agent_device.name, agent_device.manufacturer) == ("BotPsy agent", "BotPsy")
+    assert agent_device.name == f"BotPsy agent ({INSTANCE})"  # one name per instance
+    assert agent_device.manufacturer == "BotPsy"
     entities = er.async_get(hass)
     await wait_for(
         lambda: all(_state(hass, key) not in {None, "unavailable"} for key in ENTITIES),

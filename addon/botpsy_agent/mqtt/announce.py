@@ -88,7 +88,8 @@ def discovery_payload(settings: ApiSettings) -> dict[str, Any]:
     return {
         "device": {
             "identifiers": [device],
-            "name": "BotPsy agent",
+            # One per instance: two apps on one broker must not show as two "BotPsy agent".
+            "name": f"BotPsy agent ({settings.instance})",
             "manufacturer": "BotPsy",
             "model": "BotPsy local assistant",
             "sw_version": __version__,
