@@ -2,7 +2,7 @@
 
 HACS's licence check needs the LICENSE file; the image label must name what the image ships:
 our code and every locked runtime dependency, read from the installed packages' own metadata.
-Why this choice: docs/decisions.md I17.4.
+Why this choice: docs/decisions.md D25.
 """
 
 from __future__ import annotations

@@ -151,7 +151,7 @@ class BotPsyConversationEntity(conversation.ConversationEntity):
 
 def device_info(entry: BotPsyConfigEntry) -> DeviceInfo:
     """The agent's device: one per app instance, linked (`via_device_id`, set once the app's
-    MQTT device exists) to the app's own device with its health sensors (decisions I17.5)."""
+    MQTT device exists) to the app's own device with its health sensors (decisions D26)."""
     info = DeviceInfo(
         identifiers={(DOMAIN, entry.entry_id)},
         name=entry.title,
