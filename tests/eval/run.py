@@ -221,9 +221,10 @@ def result_stem(model: str, stamp: str) -> str:
 
 
 async def evaluate(args: argparse.Namespace) -> int:
-    cases = [c for c in load_cases() if not args.only or c.category in args.only]
+    only = set(args.only or ())
+    cases = [c for c in load_cases() if not only or only & {c.category, c.id}]
     if not cases:
-        raise SystemExit(f"[eval] no case in the categories {', '.join(args.only)}")
+        raise SystemExit(f"[eval] no case is or is in {', '.join(sorted(only))}")
     model, label = await resolve_model(args.model, stand_in=args.stand_in)
 
     def say(line: str) -> None:
@@ -290,7 +291,7 @@ def main() -> None:
         help=f"a GGUF file, or a real test-bed model: {', '.join(real_models.MODELS)}",
     )
     parser.add_argument("--stand-in", action="store_true", help="use the generated stand-in model")
-    parser.add_argument("--only", nargs="*", help="only these categories")
+    parser.add_argument("--only", nargs="*", help="only these categories or case ids")
     sys.exit(asyncio.run(evaluate(parser.parse_args())))
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -12,9 +13,10 @@ import pytest
 from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.home.model import Area, Entity, Floor, Home
 from demo.paths import load_devices
+from devkit import real_models
 from tests.eval.cases import CaseError, load_cases, parse_case
 from tests.eval.report import Outcome, markdown, model_note, summarize
-from tests.eval.run import _matches, result_stem
+from tests.eval.run import _matches, resolve_model, result_stem
 from tests.eval.scoring import (
     Event,
     Judgement,
@@ -323,3 +325,24 @@ def test_the_report_names_the_model_and_what_a_coder_model_is() -> None:
     assert result_stem("qwen2.5-coder-0.5b (Q4_K_M)", "2026-12-01") == (
         "eval-qwen2.5-coder-0.5b-2026-12-01"
     )
+
+
+async def test_a_real_model_name_resolves_through_the_test_bed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cached = tmp_path / "qwen2.5-coder-0.5b.gguf"
+    cached.write_bytes(b"GGUF")
+
+    def fetch_without_the_registry(name: str) -> Path:  # the download needs the internet
+        assert name == "qwen2.5-coder-0.5b"
+        return cached
+
+    monkeypatch.setattr(real_models, "fetch", fetch_without_the_registry)
+    model, label = await resolve_model("qwen2.5-coder-0.5b", stand_in=False)
+    assert model.path == cached and not model.stand_in
+    assert label == "qwen2.5-coder-0.5b (Qwen2.5-Coder-0.5B-Instruct Q4_K_M)"
+    assert "not BotPsy" in model_note(label, stand_in=False)
+    by_path, path_label = await resolve_model(str(cached), stand_in=False)  # a path, as before
+    assert by_path.path == cached and path_label == "qwen2.5-coder-0.5b"
+    with pytest.raises(SystemExit):
+        await resolve_model(str(tmp_path / "missing.gguf"), stand_in=False)
