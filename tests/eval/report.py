@@ -96,8 +96,14 @@ def stats(group: list[Outcome]) -> dict[str, Any]:
 
 
 def summarize(
-    outcomes: list[Outcome], *, stand_in: bool, model: str, duration_s: float = 0.0
+    outcomes: list[Outcome],
+    *,
+    stand_in: bool,
+    model: str,
+    duration_s: float = 0.0,
+    aborted: str | None = None,
 ) -> dict[str, Any]:
+    """`aborted`: why the run stopped before its last case (the figures cover fewer)."""
     by_category: dict[str, list[Outcome]] = defaultdict(list)
     for outcome in outcomes:
         by_category[outcome.case.category].append(outcome)
@@ -107,6 +113,7 @@ def summarize(
         "stand_in_model": stand_in,
         "note": model_note(model, stand_in=stand_in),
         "duration_s": round(duration_s, 1),
+        "aborted": aborted,
         "overall": stats(outcomes),
         "categories": {name: stats(group) for name, group in sorted(by_category.items())},
         "failures": [
@@ -138,6 +145,11 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         f"Run time: {report.get('duration_s', 0):.0f} s.",
         "",
+        *(
+            [f"**Aborted, {report['aborted']}**: the figures cover only the cases before.", ""]
+            if report.get("aborted")
+            else []
+        ),
         HEADER,
         "|" + " --- |" * (HEADER.count("|") - 1),
     ]

@@ -24,6 +24,7 @@ import sys
 import time
 from typing import Any
 
+from botpsy_agent.ha.errors import HaError
 from botpsy_agent.policy import Principal, scope
 from demo.__main__ import choose_model
 from demo.client import AgentClient
@@ -242,14 +243,20 @@ async def evaluate(args: argparse.Namespace) -> int:
             return entity is not None and entity.name == name
 
         started = time.monotonic()
+        outcomes: list[Outcome] = []
+        aborted: str | None = None
         try:
             async with ha_client(stack.ha_url, stack.accounts.token) as ha:
                 home = Home(ha, names_seen=names_seen)
                 await home.start()
                 evaluation = Evaluation(stack, client, home)
-                outcomes = []
                 for number, case in enumerate(cases, 1):
-                    outcome = await evaluation.run_case(case)
+                    try:
+                        outcome = await evaluation.run_case(case)
+                    except HaError as error:  # HA went away: report what was scored
+                        aborted = f"stopped at case {number}/{len(cases)} ({case.id}): {error}"
+                        say(aborted)
+                        break
                     outcomes.append(outcome)
                     mark = "ok " if outcome.passed else ("FAIL" if case.deterministic else "miss")
                     why = "; ".join(
@@ -267,7 +274,11 @@ async def evaluate(args: argparse.Namespace) -> int:
         finally:
             await client.close()
     report = summarize(
-        outcomes, stand_in=model.stand_in, model=label, duration_s=time.monotonic() - started
+        outcomes,
+        stand_in=model.stand_in,
+        model=label,
+        duration_s=time.monotonic() - started,
+        aborted=aborted,
     )
     RESULTS.mkdir(exist_ok=True)
     stem = result_stem(label, datetime.now(UTC).strftime("%Y-%m-%d"))
@@ -278,7 +289,8 @@ async def evaluate(args: argparse.Namespace) -> int:
     say(f"written: {RESULTS / stem}.json and .md")
     overall = report["overall"]
     deterministic_ok = overall["deterministic_passed"] == overall["deterministic_cases"]
-    return 0 if deterministic_ok and overall["permission_violations"] == 0 else 1
+    clean = deterministic_ok and overall["permission_violations"] == 0
+    return 0 if clean and aborted is None else 1
 
 
 def main() -> None:

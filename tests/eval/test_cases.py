@@ -322,6 +322,10 @@ def test_the_report_names_the_model_and_what_a_coder_model_is() -> None:
     assert "qwen2.5-coder-0.5b" in text.splitlines()[0]
     assert "not BotPsy" in text
     assert "not BotPsy" not in model_note("BotPsy-0.8B-Q8_0", stand_in=False)
+    assert "Aborted" not in text
+    stopped = summarize([], stand_in=False, model="m", aborted="stopped at case 3/8 (x): gone")
+    assert stopped["overall"]["cases"] == 0
+    assert "**Aborted, stopped at case 3/8 (x): gone**" in markdown(stopped)
     assert result_stem("qwen2.5-coder-0.5b (Q4_K_M)", "2026-12-01") == (
         "eval-qwen2.5-coder-0.5b-2026-12-01"
     )
