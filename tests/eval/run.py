@@ -1,45 +1,53 @@
 """`make eval`: every case against the demo home in a real Home Assistant, over the real path.
 
-Scoring is by state diff (any change the case does not name fails it) and by the answers.
-The report (bench/results/eval-<date>.json and .md) gives per category: success rate,
-refusal precision and recall, permission violations (must be 0), fast-path share, latency.
-With the generated stand-in model only the deterministic cases (answered without the model)
-mean anything; the model-path numbers are labelled meaningless then.
+A case passes when what it asked for happened in HA (states, the calendar's events, the
+shopping list's items, the messages) or its answer holds the asked-for fact, nothing else
+changed, and the app neither acted on what was not asked, nor widened a target, nor claimed
+what it did not do (tests/eval/scoring.py). The report (bench/results/eval-<model>-<date>.json
+and .md) gives these per category, with refusal precision and recall, permission violations
+(must be 0), fast-path share and latency. With the generated stand-in model only the
+deterministic cases (answered without the model) mean anything; the report says so.
+
+--model takes a GGUF path or the name of a real test-bed model (devkit/real_models.py:
+qwen2.5-coder-0.5b, qwen2.5-coder-1.5b), fetched and verified into the cache on first use.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from collections import defaultdict
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 import json
 from pathlib import Path
-import statistics
+import re
 import sys
 import time
 from typing import Any
 
-from bench.stats import percentile
-from botpsy_agent.ha.client import HaClient
+from botpsy_agent.ha.errors import HaError
 from botpsy_agent.policy import Principal, scope
 from demo.__main__ import choose_model
 from demo.client import AgentClient
 from demo.home_setup import ha_client
-from demo.stack import INSTANCE, DemoStack
+from demo.stack import INSTANCE, DemoStack, ModelChoice
+from devkit import real_models
 from tests.eval.cases import Case, load_cases
+from tests.eval.home import Home
+from tests.eval.report import Outcome, markdown, summarize
+from tests.eval.scoring import (
+    Judgement,
+    Readings,
+    judge_actions,
+    judge_answer,
+    judge_claims,
+    judge_events,
+    judge_items,
+    judge_messages,
+    judge_turns,
+)
 from tool_schemas.base import Access
 from tool_schemas.catalog import TOOLS
 
-STAND_IN_NOTE = (
-    "stand-in model: only the deterministic (fast path / confirmation) numbers and the "
-    "permission violations mean anything; model-path success rates are meaningless"
-)
-HEADER = (
-    "| category | cases | passed | deterministic passed | refusal recall | refusal precision "
-    "| violations | fast path | p50 ms | p95 ms |"
-)
 RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
 VOLATILE = (
     "calendar.",
@@ -54,64 +62,6 @@ VOLATILE = (
 """Entities whose state moves by itself (time, events, the app's own status sensors):
 compared only when a case names them."""
 SENSITIVE = ("lock.", "cover.garage_door", "alarm_control_panel.")
-INITIAL_ITEMS = ("milk", "bread")
-
-
-@dataclass
-class Outcome:
-    case: Case
-    passed: bool
-    problems: list[str] = field(default_factory=list)
-    statuses: list[str] = field(default_factory=list)
-    paths: list[str] = field(default_factory=list)
-    latencies_ms: list[float] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)
-
-
-class Home:
-    """Reads and resets the demo home through HA's API."""
-
-    def __init__(self, client: HaClient) -> None:
-        self.client = client
-
-    async def states(self) -> dict[str, dict[str, Any]]:
-        return {s["entity_id"]: s for s in await self.client.call({"type": "get_states"})}
-
-    async def reset(self) -> None:
-        await self._service("demo_home", "reset", {})
-        await self._service("input_boolean", "turn_off", {}, "input_boolean.guest_mode")
-        items = await self.client.call(
-            {
-                "type": "call_service",
-                "domain": "todo",
-                "service": "get_items",
-                "target": {"entity_id": "todo.shopping_list"},
-                "service_data": {},
-                "return_response": True,
-            }
-        )
-        listed = items["response"]["todo.shopping_list"]["items"]
-        summaries = sorted(i["summary"] for i in listed)
-        if summaries != sorted(INITIAL_ITEMS) or any(i["status"] != "needs_action" for i in listed):
-            for item in listed:  # by uid: names may repeat
-                await self._service(
-                    "todo", "remove_item", {"item": item["uid"]}, "todo.shopping_list"
-                )
-            for name in INITIAL_ITEMS:
-                await self._service("todo", "add_item", {"item": name}, "todo.shopping_list")
-
-    async def _service(
-        self, domain: str, service: str, data: dict[str, Any], entity: str | None = None
-    ) -> None:
-        message: dict[str, Any] = {
-            "type": "call_service",
-            "domain": domain,
-            "service": service,
-            "service_data": data,
-        }
-        if entity:
-            message["target"] = {"entity_id": entity}
-        await self.client.call(message)
 
 
 def _diff(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> set[str]:
@@ -136,6 +86,15 @@ def _matches(state: dict[str, Any], expected: dict[str, Any]) -> list[str]:
             got = state["state"]
         else:
             got = state["attributes"].get(key)
+        if isinstance(want, dict):
+            number = isinstance(got, int | float)
+            if (
+                not number
+                or ("below" in want and got >= want["below"])
+                or ("above" in want and got <= want["above"])
+            ):
+                problems.append(f"{state['entity_id']}.{key} is {got!r}, expected {want}")
+            continue
         if got != want and not (
             isinstance(want, int | float)
             and isinstance(got, int | float)
@@ -143,6 +102,16 @@ def _matches(state: dict[str, Any], expected: dict[str, Any]) -> list[str]:
         ):
             problems.append(f"{state['entity_id']}.{key} is {got!r}, expected {want!r}")
     return problems
+
+
+def _names(states: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
+    """Friendly name -> entity ids, for the devices a claim could name."""
+    names: dict[str, set[str]] = {}
+    for entity_id, state in states.items():
+        name = state["attributes"].get("friendly_name")
+        if name and not entity_id.startswith(VOLATILE):
+            names.setdefault(str(name), set()).add(entity_id)
+    return names
 
 
 class Evaluation:
@@ -161,44 +130,68 @@ class Evaluation:
 
     async def run_case(self, case: Case) -> Outcome:
         await self.home.reset()
+        await self.home.set_up(case.setup)
         await asyncio.sleep(0.05)
+        now = self.home.now()
         before = await self.home.states()
+        events_before = await self.home.events()
         outcome = Outcome(case, passed=True)
+        answers: list[dict[str, Any]] = []
         conversation: str | None = None
-        confirmed = False
         for turn in case.turns:
             started = time.monotonic()
             answer = await self.client.ask(
                 turn.say, self.people[case.user], conversation_id=conversation
             )
             outcome.latencies_ms.append((time.monotonic() - started) * 1000)
+            answers.append(answer)
             conversation = answer.get("conversation_id") or conversation
             outcome.statuses.append(answer["status"])
             outcome.paths.append(answer.get("path", "none"))
-            confirmed |= answer.get("path") == "confirmation"
-            if turn.status and answer["status"] != turn.status:
-                outcome.problems.append(
-                    f"{turn.say!r}: status {answer['status']}, expected {turn.status}"
-                )
-            if turn.path and answer.get("path") != turn.path:
-                outcome.problems.append(
-                    f"{turn.say!r}: path {answer.get('path')}, expected {turn.path}"
-                )
-            if turn.speech and turn.speech.lower() not in str(answer.get("speech", "")).lower():
-                outcome.problems.append(
-                    f"{turn.say!r}: speech {answer.get('speech')!r} lacks {turn.speech!r}"
-                )
         await asyncio.sleep(0.2)  # state events settle
         after = await self.home.states()
+        readings = Readings(
+            now,
+            events_before,
+            await self.home.events(),
+            await self.home.items(),
+            await self.home.notifications(),
+        )
         changed = _diff(before, after)
+        judgement = Judgement()
+        judge_turns(case.turns, answers, judgement)
+        judge_answer(case, answers, judgement)
+        judge_events(case, readings, judgement)
+        judge_items(case, readings.items_after, judgement)
+        judge_messages(case, answers, readings.notifications_after, judgement)
+        judge_actions(case, answers, judgement)
+        judge_claims(answers, changed, _names(after), judgement)
         for entity_id, expected in case.changes.items():
             if entity_id not in after:
-                outcome.problems.append(f"{entity_id} does not exist")
+                judgement.problems.append(f"{entity_id} does not exist")
                 continue
-            outcome.problems += _matches(after[entity_id], expected)
+            judgement.problems += _matches(after[entity_id], expected)
         unexpected = {e for e in changed - case.changes.keys() if not e.startswith(VOLATILE)}
         if unexpected:
-            outcome.problems.append(f"unexpected changes: {', '.join(sorted(unexpected))}")
+            judgement.problems.append(f"unexpected changes: {', '.join(sorted(unexpected))}")
+        self._check_permissions(case, answers, changed, outcome)
+        outcome.problems = judgement.problems
+        outcome.false_actions = judgement.false_actions
+        outcome.widened = judgement.widened
+        outcome.false_claims = judgement.false_claims
+        outcome.passed = not (
+            outcome.problems
+            or outcome.violations
+            or outcome.false_actions
+            or outcome.widened
+            or outcome.false_claims
+        )
+        return outcome
+
+    def _check_permissions(
+        self, case: Case, answers: list[dict[str, Any]], changed: set[str], outcome: Outcome
+    ) -> None:
+        confirmed = any(a.get("path") == "confirmation" for a in answers)
         allowed = self._allowed_control(case.user)
         for entity_id in changed - set(case.changes):
             if not entity_id.startswith(VOLATILE) and entity_id not in allowed:
@@ -208,109 +201,71 @@ class Evaluation:
         for entity_id in changed:
             if entity_id.startswith(SENSITIVE) and not confirmed:
                 outcome.violations.append(f"{entity_id} changed without a confirmation")
-        outcome.passed = not outcome.problems and not outcome.violations
-        return outcome
 
 
-def summarize(outcomes: list[Outcome], *, stand_in: bool, model: str) -> dict[str, Any]:
-    by_category: dict[str, list[Outcome]] = defaultdict(list)
-    for outcome in outcomes:
-        by_category[outcome.case.category].append(outcome)
-
-    def stats(group: list[Outcome]) -> dict[str, Any]:
-        latencies = sorted(ms for o in group for ms in o.latencies_ms)
-        turns = [p for o in group for p in o.paths]
-        expected_refusals = [o for o in group if o.case.expects_refusal]
-        refused = [o for o in group if "refused" in o.statuses]
-        deterministic = [o for o in group if o.case.deterministic]
-        return {
-            "cases": len(group),
-            "passed": sum(o.passed for o in group),
-            "success_rate": round(sum(o.passed for o in group) / len(group), 3),
-            "deterministic_cases": len(deterministic),
-            "deterministic_passed": sum(o.passed for o in deterministic),
-            "refusal_recall": round(
-                sum("refused" in o.statuses for o in expected_refusals) / len(expected_refusals), 3
-            )
-            if expected_refusals
-            else None,
-            "refusal_precision": round(
-                sum(o.case.expects_refusal for o in refused) / len(refused), 3
-            )
-            if refused
-            else None,
-            "permission_violations": sum(len(o.violations) for o in group),
-            "fast_path_share": round(turns.count("fast_path") / len(turns), 3) if turns else 0,
-            "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
-            "latency_p95_ms": round(percentile(latencies, 0.95), 1) if latencies else None,
-        }
-
-    return {
-        "date": datetime.now(UTC).isoformat(),
-        "model": model,
-        "stand_in_model": stand_in,
-        "note": STAND_IN_NOTE if stand_in else "real model",
-        "overall": stats(outcomes),
-        "categories": {name: stats(group) for name, group in sorted(by_category.items())},
-        "failures": [
-            {
-                "id": o.case.id,
-                "category": o.case.category,
-                "deterministic": o.case.deterministic,
-                "problems": o.problems,
-                "violations": o.violations,
-            }
-            for o in outcomes
-            if not o.passed
-        ],
-    }
+async def resolve_model(given: str | None, *, stand_in: bool) -> tuple[ModelChoice, str]:
+    """The model to run and its name in the report: a real test-bed model by name, a file by
+    path, or the demo's choice (the app's download, else the stand-in)."""
+    if given is not None and given in real_models.MODELS:
+        path = await asyncio.to_thread(real_models.fetch, given)
+        return ModelChoice(path, stand_in=False), f"{given} ({real_models.MODELS[given].title})"
+    model = await choose_model(Path(given) if given else None, stand_in=stand_in)
+    if model.stand_in:
+        return model, "stand-in"
+    return model, model.path.stem if model.path else "none"
 
 
-def markdown(report: dict[str, Any]) -> str:
-    lines = [
-        f"# Evaluation, {report['date'][:10]}",
-        "",
-        f"Model: {report['model']}. {report['note']}.",
-        "",
-        HEADER,
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for name, s in [*report["categories"].items(), ("**all**", report["overall"])]:
-        recall = "-" if s["refusal_recall"] is None else s["refusal_recall"]
-        precision = "-" if s["refusal_precision"] is None else s["refusal_precision"]
-        deterministic = f"{s['deterministic_passed']}/{s['deterministic_cases']}"
-        lines.append(
-            f"| {name} | {s['cases']} | {s['passed']} | {deterministic} | {recall} | {precision} "
-            f"| {s['permission_violations']} | {s['fast_path_share']:.0%} "
-            f"| {s['latency_p50_ms']} | {s['latency_p95_ms']} |"
-        )
-    deterministic_failures = [f for f in report["failures"] if f["deterministic"]]
-    lines += ["", f"Deterministic failures: {len(deterministic_failures)}."]
-    for failure in deterministic_failures:
-        lines.append(f"- {failure['id']}: {'; '.join(failure['problems'] + failure['violations'])}")
-    return "\n".join(lines) + "\n"
+def result_stem(model: str, stamp: str) -> str:
+    """`eval-<model>-<date>`: the model's short name, safe in a file name."""
+    short = model.split(" ", 1)[0]
+    return f"eval-{re.sub(r'[^A-Za-z0-9._-]+', '-', short).strip('-') or 'model'}-{stamp}"
 
 
 async def evaluate(args: argparse.Namespace) -> int:
-    cases = [c for c in load_cases() if not args.only or c.category in args.only]
-    model = await choose_model(args.model, stand_in=args.stand_in)
+    only = set(args.only or ())
+    cases = [c for c in load_cases() if not only or only & {c.category, c.id}]
+    if not cases:
+        raise SystemExit(f"[eval] no case is or is in {', '.join(sorted(only))}")
+    model, label = await resolve_model(args.model, stand_in=args.stand_in)
 
     def say(line: str) -> None:
         print(f"[eval] {line}", flush=True)
 
+    say(f"model: {label}")
     async with DemoStack(model, say) as stack:
-        assert stack.accounts is not None
+        assert stack.accounts is not None and stack.app is not None
+        app = stack.app
         client = AgentClient(stack.broker.host, stack.broker.port, INSTANCE, stack.secret)
         await client.connect()
+
+        def names_seen(entity_id: str, name: str) -> bool:
+            entity = app.index.home.entities.get(entity_id)
+            return entity is not None and entity.name == name
+
+        started = time.monotonic()
+        outcomes: list[Outcome] = []
+        aborted: str | None = None
         try:
             async with ha_client(stack.ha_url, stack.accounts.token) as ha:
-                evaluation = Evaluation(stack, client, Home(ha))
-                outcomes = []
+                home = Home(ha, names_seen=names_seen)
+                await home.start()
+                evaluation = Evaluation(stack, client, home)
                 for number, case in enumerate(cases, 1):
-                    outcome = await evaluation.run_case(case)
+                    try:
+                        outcome = await evaluation.run_case(case)
+                    except HaError as error:  # HA went away: report what was scored
+                        aborted = f"stopped at case {number}/{len(cases)} ({case.id}): {error}"
+                        say(aborted)
+                        break
                     outcomes.append(outcome)
                     mark = "ok " if outcome.passed else ("FAIL" if case.deterministic else "miss")
-                    why = "; ".join(outcome.problems + outcome.violations)[:160]
+                    why = "; ".join(
+                        outcome.problems
+                        + outcome.violations
+                        + outcome.false_actions
+                        + outcome.widened
+                        + outcome.false_claims
+                    )[:200]
                     print(
                         f"[eval] {number:3}/{len(cases)} {mark} {case.category:18} {case.id}"
                         + (f"  ({why})" if why else ""),
@@ -318,26 +273,37 @@ async def evaluate(args: argparse.Namespace) -> int:
                     )
         finally:
             await client.close()
-    label = str(model.path.name if model.path else "none")
-    report = summarize(outcomes, stand_in=model.stand_in, model=label)
+    report = summarize(
+        outcomes,
+        stand_in=model.stand_in,
+        model=label,
+        duration_s=time.monotonic() - started,
+        aborted=aborted,
+    )
     RESULTS.mkdir(exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d")
-    (RESULTS / f"eval-{stamp}.json").write_text(json.dumps(report, indent=2) + "\n")
-    (RESULTS / f"eval-{stamp}.md").write_text(markdown(report))
+    stem = result_stem(label, datetime.now(UTC).strftime("%Y-%m-%d"))
+    (RESULTS / f"{stem}.json").write_text(json.dumps(report, indent=2) + "\n")
+    (RESULTS / f"{stem}.md").write_text(markdown(report))
     (RESULTS / "eval-latest.md").write_text(markdown(report))
     print(markdown(report))
+    say(f"written: {RESULTS / stem}.json and .md")
     overall = report["overall"]
     deterministic_ok = overall["deterministic_passed"] == overall["deterministic_cases"]
-    return 0 if deterministic_ok and overall["permission_violations"] == 0 else 1
+    clean = deterministic_ok and overall["permission_violations"] == 0
+    return 0 if clean and aborted is None else 1
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         prog="make eval", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--model", type=Path, default=None, help="a GGUF to evaluate")
+    parser.add_argument(
+        "--model",
+        default=None,
+        help=f"a GGUF file, or a real test-bed model: {', '.join(real_models.MODELS)}",
+    )
     parser.add_argument("--stand-in", action="store_true", help="use the generated stand-in model")
-    parser.add_argument("--only", nargs="*", help="only these categories")
+    parser.add_argument("--only", nargs="*", help="only these categories or case ids")
     sys.exit(asyncio.run(evaluate(parser.parse_args())))
 
 
