@@ -11,10 +11,17 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 from homeassistant.util.unit_system import US_CUSTOMARY_SYSTEM
 import pytest
+import yaml
 
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
-from botpsy_agent.fastpath.recognizer import INTENT_CALLS, FastPath, StateQuestion, _intents
+from botpsy_agent.fastpath.recognizer import (
+    INTENT_CALLS,
+    SENTENCES,
+    FastPath,
+    StateQuestion,
+    _intents,
+)
 from botpsy_agent.home.model import Home
 from botpsy_agent.policy import Principal, parse_policy
 from botpsy_agent.protocol import Path, Status
@@ -380,3 +387,51 @@ mqtt:
       - allow: [read, control]
         areas: [bedroom]
 """
+
+
+# --- 7. phrasings HA answers only through its fallback matcher ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "tool", "arguments"),
+    [
+        (
+            "dim the bed light to 20%",
+            "set_light",
+            {"entity_id": ["light.bed_light"], "brightness_pct": 20},
+        ),
+        (
+            "set the bedroom lights to 50%",
+            "set_light",
+            {"area_id": ["bedroom"], "domain": ["light"], "brightness_pct": 50},
+        ),
+        (
+            "are the lights on in the office?",
+            "get_state",
+            {"area_id": ["office"], "domain": ["light"]},
+        ),
+        (
+            "set the volume of the walkman to 35",
+            "set_media",
+            {"entity_id": ["media_player.walkman"], "volume_pct": 35},
+        ),
+    ],
+)
+def test_phrasings_of_has_fallback_are_strict_templates_here(
+    home: Home, sentence: str, tool: str, arguments: dict[str, Any]
+) -> None:
+    assert calls_of(sentence, home) == [(tool, arguments)]
+
+
+def test_our_templates_never_reach_locks_covers_or_alarms() -> None:
+    """Added phrasings stay off what the confirmation classes name: each names a domain, and
+    none of lock, cover, alarm_control_panel (those keep HA's strict templates only)."""
+    data = yaml.safe_load((SENTENCES / "en.yaml").read_text(encoding="utf-8"))
+    for name, intent in data["intents"].items():
+        for block in intent["data"]:
+            domain = (block.get("slots") or {}).get("domain") or (
+                block.get("requires_context") or {}
+            ).get("domain")
+            assert domain, (name, block)
+            domains = {domain} if isinstance(domain, str) else set(domain)
+            assert not domains & {"lock", "cover", "alarm_control_panel"}, (name, block)

@@ -8,14 +8,17 @@ the model would produce. Anything less than a full match goes to the model.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+import copy
 from dataclasses import dataclass
 from functools import cache
 import logging
+from pathlib import Path
 import re
 from typing import Any
 
 from hassil import Intents, RecognizeResult, SlotList, TextSlotList, recognize_best
 from home_assistant_intents import get_intents
+import yaml
 
 from botpsy_agent.home.model import Home
 from tool_schemas.base import Tool
@@ -51,10 +54,22 @@ class Recognized:
     """For state questions: answer this, from the states read."""
 
 
+SENTENCES = Path(__file__).parent / "sentences"
+"""Our templates per language, added to HA's (sentences/<language>.yaml)."""
+
+
 @cache
 def _intents(language: str) -> Intents | None:
     data = get_intents(language)
-    return Intents.from_dict(data) if data else None
+    if not data:
+        return None
+    data = copy.deepcopy(data)
+    extra = SENTENCES / f"{language}.yaml"
+    if extra.exists():
+        ours = yaml.safe_load(extra.read_text(encoding="utf-8"))
+        for name, intent in ours.get("intents", {}).items():
+            data["intents"].setdefault(name, {"data": []})["data"].extend(intent["data"])
+    return Intents.from_dict(data)
 
 
 def _spoken(text: str) -> str:
