@@ -22,7 +22,7 @@ from botpsy_agent.fastpath.recognizer import (
     StateQuestion,
     _intents,
 )
-from botpsy_agent.home.model import Home
+from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.policy import Principal, parse_policy
 from botpsy_agent.protocol import Path, Status
 from tests.agent.support import admin, ask, make_agent, states
@@ -193,6 +193,12 @@ INTENT_SENTENCES: dict[str, tuple[str, str, dict[str, Any]]] = {
         "complete_todo_item",
         {"list_id": "todo.shopping_list", "item": "bread"},
     ),
+    "HassListRemoveItem": (
+        "remove bread from my shopping list",
+        "remove_todo_item",
+        {"list_id": "todo.shopping_list", "item": "bread"},
+    ),
+    "HassGetWeather": ("what is the weather like", "get_state", {"domain": ["weather"]}),
 }
 
 
@@ -435,3 +441,41 @@ def test_our_templates_never_reach_locks_covers_or_alarms() -> None:
             assert domain, (name, block)
             domains = {domain} if isinstance(domain, str) else set(domain)
             assert not domains & {"lock", "cover", "alarm_control_panel"}, (name, block)
+
+
+# --- 6. intents that were not mapped ------------------------------------------------------
+
+
+async def test_an_item_is_removed_from_the_real_list(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    agent = make_agent(ha_bridge, planner=None)
+    you = admin(ha_bridge)
+    added = await agent.handle(ask("add oat milk to my shopping list", you))
+    assert added.status is Status.DONE, added
+
+    removed = await agent.handle(ask("remove oat milk from my shopping list", you))
+
+    assert (removed.status, removed.path) == (Status.DONE, Path.FAST_PATH), removed
+    assert removed.speech == "Removed oat milk from Shopping list."
+    items = await hass.services.async_call(
+        "todo",
+        "get_items",
+        {"entity_id": "todo.shopping_list"},
+        blocking=True,
+        return_response=True,
+    )
+    summaries = [i["summary"] for i in items["todo.shopping_list"]["items"]]  # type: ignore[index,union-attr]
+    assert "oat milk" not in summaries
+
+
+def test_the_weather_is_read_from_the_homes_weather_entities(home: Home) -> None:
+    entities = dict(home.entities)
+    entities["weather.home"] = Entity("weather.home", "Home forecast")
+    with_weather = Home(entities, home.areas, home.floors, home.states)
+    assert calls_of("what's the weather like", with_weather) == [
+        ("get_state", {"domain": ["weather"]})
+    ]
+    assert calls_of("what's the weather for the home forecast", with_weather) == [
+        ("get_state", {"entity_id": ["weather.home"]})
+    ]

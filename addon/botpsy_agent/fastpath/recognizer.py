@@ -328,8 +328,13 @@ def _state(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[s
     return [("get_state", args)]
 
 
+def _weather(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]]:
+    """ "What's the weather" reads the weather entities the principal may read."""
+    return [("get_state", target or {"domain": ["weather"]})]
+
+
 NO_TARGET_INTENTS = frozenset(
-    {"HassShoppingListAddItem", "HassShoppingListCompleteItem", "HassNevermind"}
+    {"HassShoppingListAddItem", "HassShoppingListCompleteItem", "HassNevermind", "HassGetWeather"}
 )
 INTENT_CALLS: dict[
     str, Callable[[Mapping[str, Any], Args, Home], list[tuple[str, Args]] | None]
@@ -360,4 +365,6 @@ INTENT_CALLS: dict[
     "HassShoppingListAddItem": _todo("add_todo_item"),
     "HassListCompleteItem": _todo("complete_todo_item"),
     "HassShoppingListCompleteItem": _todo("complete_todo_item"),
+    "HassListRemoveItem": _todo("remove_todo_item"),
+    "HassGetWeather": _weather,
 }
