@@ -198,7 +198,11 @@ INTENT_SENTENCES: dict[str, tuple[str, str, dict[str, Any]]] = {
         "remove_todo_item",
         {"list_id": "todo.shopping_list", "item": "bread"},
     ),
-    "HassGetWeather": ("what is the weather like", "get_state", {"domain": ["weather"]}),
+    "HassGetWeather": (
+        "what is the weather like in home forecast",
+        "get_state",
+        {"entity_id": ["weather.home"]},
+    ),
 }
 
 
@@ -211,7 +215,7 @@ def test_each_mapped_intent_takes_the_fast_path_with_its_real_slots(
     home: Home, intent: str
 ) -> None:
     sentence, tool, arguments = INTENT_SENTENCES[intent]
-    recognized = FastPath().recognize(sentence, "en", home)
+    recognized = FastPath().recognize(sentence, "en", with_weather(home))
     assert recognized is not None, sentence
     assert recognized.intent == intent
     assert [(c.name, c.model_dump(exclude_none=True, mode="json")) for c in recognized.calls] == [
@@ -469,13 +473,18 @@ async def test_an_item_is_removed_from_the_real_list(
     assert "oat milk" not in summaries
 
 
-def test_the_weather_is_read_from_the_homes_weather_entities(home: Home) -> None:
+def with_weather(home: Home) -> Home:
+    """The test home with a weather entity (HA's demo weather is not among its platforms)."""
     entities = dict(home.entities)
     entities["weather.home"] = Entity("weather.home", "Home forecast")
-    with_weather = Home(entities, home.areas, home.floors, home.states)
-    assert calls_of("what's the weather like", with_weather) == [
+    return Home(entities, home.areas, home.floors, home.states)
+
+
+def test_the_weather_is_read_from_the_homes_weather_entities(home: Home) -> None:
+    assert calls_of("what's the weather like", with_weather(home)) == [
         ("get_state", {"domain": ["weather"]})
     ]
-    assert calls_of("what's the weather for the home forecast", with_weather) == [
+    assert calls_of("what's the weather for the home forecast", with_weather(home)) == [
         ("get_state", {"entity_id": ["weather.home"]})
     ]
+    assert calls_of("what's the weather like", home) is None  # no weather entity: the model

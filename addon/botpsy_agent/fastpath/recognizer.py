@@ -328,8 +328,11 @@ def _state(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[s
     return [("get_state", args)]
 
 
-def _weather(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]]:
-    """ "What's the weather" reads the weather entities the principal may read."""
+def _weather(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]] | None:
+    """ "What's the weather" reads the weather entities the principal may read; a home with
+    none goes to the model (which may know another way, or say so)."""
+    if not target and not home.by_domain.get("weather"):
+        return None
     return [("get_state", target or {"domain": ["weather"]})]
 
 
