@@ -51,7 +51,10 @@ async def test_a_device_named_with_its_room_is_that_device_not_the_room(
         domain = entity_id.split(".")[0]
         await hass.services.async_call(domain, "turn_on", {"entity_id": entity_id}, blocking=True)
     await hass.services.async_call("light", "turn_on", {"entity_id": "all"}, blocking=True)
-    await wait_until(lambda: ha_bridge.index.home.state_of("fan.living_room_fan").state == "on")
+    switched = ("fan.living_room_fan", "switch.decorative_lights", "light.ceiling_lights")
+    await wait_until(
+        lambda: all(ha_bridge.index.home.state_of(e).state == "on" for e in switched), 5
+    )
     agent = make_agent(ha_bridge, planner=None)
     before = states(ha_bridge)
 
@@ -64,8 +67,10 @@ async def test_a_device_named_with_its_room_is_that_device_not_the_room(
     assert [a.entity_ids for a in response.actions] == [["light.ceiling_lights"]]
     assert response.speech == "Turned off Ceiling Lights."
     after = states(ha_bridge)
-    changed = {e for e in after if after[e] != before.get(e)}
+    room = set(ha_bridge.index.home.by_area["living_room"])
+    changed = {e for e in room if after[e] != before.get(e)}
     assert changed == {"light.ceiling_lights"}, changed
+    assert after["light.ceiling_lights"][0] == "off"
 
 
 def test_a_name_shared_by_two_rooms_is_the_one_in_the_room_named(home: Home) -> None:
