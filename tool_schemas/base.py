@@ -32,10 +32,12 @@ ANY_DOMAIN = frozenset({"*"})
 
 @dataclass(frozen=True, slots=True)
 class MappingContext:
-    """What a mapping may need besides its targets: the home's current local time."""
+    """What a mapping may need besides its targets: the home's local time and units."""
 
     now: datetime
     """Timezone-aware, in the home's timezone."""
+    temperature_unit: str = "°C"
+    """HA's temperature unit ("°C" or "°F"): temperatures in calls and states are in it."""
 
 
 def given(**values: object) -> dict[str, object]:

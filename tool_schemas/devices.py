@@ -205,17 +205,35 @@ class HvacMode(StrEnum):
     FAN_ONLY = "fan_only"
 
 
+TEMPERATURE_RANGES = {"°C": (7.0, 35.0), "°F": (45.0, 95.0)}
+"""HA's own defaults for a thermostat that reports no min_temp/max_temp, per unit system."""
+
+
+def temperature_range(target: TargetState, unit: str) -> tuple[float, float]:
+    """The target temperatures a thermostat accepts: its own min/max, else HA's defaults."""
+    low, high = TEMPERATURE_RANGES.get(unit, TEMPERATURE_RANGES["°C"])
+    own_low, own_high = target.attributes.get("min_temp"), target.attributes.get("max_temp")
+    if isinstance(own_low, int | float) and not isinstance(own_low, bool):
+        low = float(own_low)
+    if isinstance(own_high, int | float) and not isinstance(own_high, bool):
+        high = float(own_high)
+    return low, high
+
+
 class SetClimate(Targeted):
-    """Set a thermostat's target temperature (°C) or mode; "a bit warmer" is +1."""
+    """Set a thermostat's target temperature (in the home's unit) or mode; "a bit warmer" is +1."""
 
     name: ClassVar[str] = "set_climate"
     access: ClassVar[Access] = Access.CONTROL
     domains: ClassVar[frozenset[str]] = frozenset({"climate"})
     shapes: ClassVar[tuple[str, ...]] = ("temperature|temperature_step, hvac_mode?", "hvac_mode")
 
-    temperature: float | None = Field(default=None, ge=5, le=35, description="Target °C.")
+    # Wide enough for °C and °F homes; each thermostat's own range is checked when mapping.
+    temperature: float | None = Field(
+        default=None, ge=5, le=95, description="Target, in the home's unit (°C or °F)."
+    )
     temperature_step: float | None = Field(
-        default=None, ge=-10, le=10, description="Change the target by this many °C."
+        default=None, ge=-10, le=10, description="Change the target by this many degrees."
     )
     hvac_mode: HvacMode | None = Field(default=None, description="Operating mode.")
 
@@ -236,12 +254,19 @@ class SetClimate(Targeted):
             return per_domain(ordered, "set_hvac_mode", {"hvac_mode": self.hvac_mode.value})
         actions = []
         for target in ordered:
+            low, high = temperature_range(target, context.temperature_unit)
             if self.temperature is not None:
                 value = self.temperature
+                if not low <= value <= high:
+                    raise ToolMappingError(
+                        "temperature_out_of_range",
+                        f"{target.entity_id} takes {low:g} to {high:g} "
+                        f"{context.temperature_unit}, not {value:g}",
+                    )
             else:
                 assert self.temperature_step is not None
                 value = _current_number(target, "temperature", "target temperature")
-                value = _clamp(value + self.temperature_step, 5, 35)
+                value = _clamp(value + self.temperature_step, low, high)
             data: dict[str, object] = {"temperature": round(value, 1)}
             if self.hvac_mode is not None:
                 data["hvac_mode"] = self.hvac_mode.value

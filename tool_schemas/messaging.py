@@ -115,6 +115,20 @@ class CompleteTodoItem(_TodoTool):
         return (ServiceCall("todo", "update_item", (self.list_id,), data),)
 
 
+class RemoveTodoItem(_TodoTool):
+    """Remove an item from a to-do or shopping list."""
+
+    name: ClassVar[str] = "remove_todo_item"
+    access: ClassVar[Access] = Access.CONTROL
+
+    item: ShortText = Field(description="The item as listed.")
+
+    def to_actions(
+        self, targets: Sequence[TargetState], context: MappingContext
+    ) -> tuple[HaAction, ...]:
+        return (ServiceCall("todo", "remove_item", (self.list_id,), {"item": [self.item]}),)
+
+
 class ListTodoItems(_TodoTool):
     """List the open items of a to-do or shopping list."""
 
@@ -133,5 +147,6 @@ MESSAGING_TOOLS: tuple[type[Tool], ...] = (
     CreateNotification,
     AddTodoItem,
     CompleteTodoItem,
+    RemoveTodoItem,
     ListTodoItems,
 )

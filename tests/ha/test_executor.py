@@ -83,6 +83,7 @@ COVERED = {
         "create_notification",
         "add_todo_item",
         "complete_todo_item",
+        "remove_todo_item",
         "list_todo_items",
     ),
     "test_conversation_tools_have_no_ha_action": ("ask_user", "no_tool_fits"),
@@ -298,6 +299,9 @@ async def test_messages_and_todo(hass: HomeAssistant, ha_bridge: HaBridge) -> No
     await done(ha_bridge, "complete_todo_item", {"list_id": todo, "item": "milk"})
     assert await open_items() == ["eggs"]
     await wait_until(lambda: ha_state(hass, todo).state == "1")  # HA counts open items
+    await done(ha_bridge, "add_todo_item", {"list_id": todo, "item": "bread"})
+    await done(ha_bridge, "remove_todo_item", {"list_id": todo, "item": "eggs"})
+    assert await open_items() == ["bread"]
 
 
 async def test_conversation_tools_have_no_ha_action(ha_bridge: HaBridge) -> None:

@@ -206,6 +206,11 @@ class BotPsyAgent:
                 turn.status = Status.DONE
             for call in recognized.calls:
                 step = await self._carry_out(call, job)
+                if recognized.question is not None and step.status is Status.DONE:
+                    said = self._replies.answer(
+                        request.language, home, recognized.question, step.report.result
+                    )
+                    step.speech = said or step.speech  # "Yes" / "No, it is open"
                 turn.steps.append(step)
                 if step.status is not Status.DONE:
                     break

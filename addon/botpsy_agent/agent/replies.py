@@ -10,11 +10,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.fastpath.recognizer import StateQuestion
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.policy import Confirm, Deny
 from tool_schemas.base import Tool
 
 MAX_ITEMS_SPOKEN = 8
+OPENING_CLASSES = frozenset({"door", "garage_door", "opening", "window"})
+"""Binary sensors whose "on" is "open"; the others' "on" is "detected"."""
 
 
 class Replies:
@@ -84,6 +87,53 @@ class Replies:
         if len(items) == 1:
             return items[0].rstrip(".") + "."
         return self.phrases.say(language, "state.many", items=joined)
+
+    def answer(self, language: str, home: Home, question: StateQuestion, result: Any) -> str | None:
+        """The answer to a state question ("Yes", "No, it is open", "Kitchen light and Hall
+        light") from the states an executed read returned; None if it returned none."""
+        states = [
+            s
+            for action in (result or {}).get("actions", ())
+            for s in action.get("states", ())
+            if isinstance(s, dict) and "entity_id" in s
+        ]
+        if not states:
+            return None
+        matched = [s for s in states if s.get("state") == question.state]
+        unmatched = [s for s in states if s.get("state") != question.state]
+        state = self._state_word(language, question.state, states[0], home)
+
+        def names(items: list[dict[str, Any]]) -> str:
+            return self.names(language, home, sorted(str(s["entity_id"]) for s in items))
+
+        key: str
+        values: dict[str, Any] = {"state": state}
+        if question.kind in {"one_yesno", "all"} and not unmatched:
+            key = "yes"
+        elif question.kind == "one_yesno":
+            first = unmatched[0]
+            key = "no_it_is"
+            values["state"] = self._state_word(language, str(first.get("state")), first, home)
+        elif question.kind == "all":
+            key, values["items"] = "not_all", names(unmatched)
+        elif question.kind == "any":
+            key, values["items"] = ("yes_these", names(matched)) if matched else ("no", "")
+        elif question.kind == "how_many":
+            key, values["count"] = "how_many", len(matched)
+        else:  # which
+            key, values["items"] = ("these", names(matched)) if matched else ("none", "")
+        return self.phrases.say(language, f"answer.{key}", **values)
+
+    def _state_word(self, language: str, state: str, example: dict[str, Any], home: Home) -> str:
+        """A state as people say it ("closed", a door sensor's "on" is "open"), in the
+        language where the catalogue has it."""
+        key = state
+        entity = home.entities.get(str(example.get("entity_id")))
+        if entity is not None and entity.domain == "binary_sensor" and state in {"on", "off"}:
+            kind = "opening" if entity.device_class in OPENING_CLASSES else "presence"
+            key = f"{kind}_{state}"
+        word = self.phrases.say(language, f"answer.states.{key}")
+        return state if word == f"answer.states.{key}" else word
 
     def events(self, language: str, response: Any, *, free_busy: bool) -> str:
         events = []

@@ -8,13 +8,17 @@ the model would produce. Anything less than a full match goes to the model.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+import copy
 from dataclasses import dataclass
 from functools import cache
 import logging
+from pathlib import Path
+import re
 from typing import Any
 
 from hassil import Intents, RecognizeResult, SlotList, TextSlotList, recognize_best
 from home_assistant_intents import get_intents
+import yaml
 
 from botpsy_agent.home.model import Home
 from tool_schemas.base import Tool
@@ -25,6 +29,20 @@ _LOGGER = logging.getLogger(__name__)
 type Args = dict[str, Any]
 
 
+QUESTION_KINDS = frozenset({"one_yesno", "any", "all", "which", "how_many"})
+"""HA's response keys of state questions that want an answer, not a list of states."""
+
+
+@dataclass(frozen=True)
+class StateQuestion:
+    """What a state question asks: "is the garage door closed?" is (`one_yesno`, "closed");
+    "which blinds are open?" is (`which`, "open"); also `any`, `all` and `how_many`."""
+
+    kind: str
+    state: str
+    """The HA state asked about ("on", "closed", "locked")."""
+
+
 @dataclass(frozen=True)
 class Recognized:
     """A sentence the fast path understood completely."""
@@ -32,12 +50,41 @@ class Recognized:
     intent: str
     calls: tuple[Tool, ...]
     nevermind: bool = False
+    question: StateQuestion | None = None
+    """For state questions: answer this, from the states read."""
+
+
+SENTENCES = Path(__file__).parent / "sentences"
+"""Our templates per language, added to HA's (sentences/<language>.yaml)."""
 
 
 @cache
 def _intents(language: str) -> Intents | None:
     data = get_intents(language)
-    return Intents.from_dict(data) if data else None
+    if not data:
+        return None
+    data = copy.deepcopy(data)
+    extra = SENTENCES / f"{language}.yaml"
+    if extra.exists():
+        ours = yaml.safe_load(extra.read_text(encoding="utf-8"))
+        for name, intent in ours.get("intents", {}).items():
+            data["intents"].setdefault(name, {"data": []})["data"].extend(intent["data"])
+    return Intents.from_dict(data)
+
+
+def _spoken(text: str) -> str:
+    """A name as it is compared: case and punctuation do not count."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+def _names(home: Home) -> dict[str, tuple[str, ...]]:
+    """Every spoken name (names and aliases) to the entities that carry it."""
+    names: dict[str, set[str]] = {}
+    for entity in home.entities.values():
+        for name in {entity.name, *entity.aliases}:
+            if name.strip():
+                names.setdefault(_spoken(name), set()).add(entity.entity_id)
+    return {name: tuple(sorted(ids)) for name, ids in names.items()}
 
 
 def _slot_lists(home: Home) -> dict[str, SlotList]:
@@ -70,6 +117,7 @@ class FastPath:
     def __init__(self) -> None:
         self._slots_key = ""
         self._slots: dict[str, SlotList] = {}
+        self._names: dict[str, tuple[str, ...]] = {}
 
     def recognize(
         self, text: str, language: str, home: Home, *, area_id: str | None = None
@@ -79,7 +127,7 @@ class FastPath:
             return None
         key = home.names_key
         if key != self._slots_key:
-            self._slots, self._slots_key = _slot_lists(home), key
+            self._slots, self._names, self._slots_key = _slot_lists(home), _names(home), key
         # Where the speaker is (a satellite's area) fills sentences like "turn on the lights".
         context = {"area": area_id} if area_id in home.areas else None
         result = recognize_best(
@@ -110,16 +158,18 @@ class FastPath:
         except ToolCallError as err:
             _LOGGER.debug("Fast path: %s did not make a valid call: %s", intent, err.message)
             return None
-        return Recognized(intent, calls)
+        return Recognized(intent, calls, question=_question(result))
 
-    @staticmethod
     def _raw_calls(
-        result: RecognizeResult, home: Home, area_id: str | None
+        self, result: RecognizeResult, home: Home, area_id: str | None
     ) -> list[tuple[str, Args]] | None:
         """Tool names and arguments for a recognised intent, or None to ask the model."""
         slots = {name: entity.value for name, entity in result.entities.items()}
         context = {**(result.context or {}), **slots}
-        target = _target(slots, context, home, area_id)
+        named = self._named(result, home, slots, area_id)
+        if named == ():
+            return None  # a name that means no entity there, or more than one: ask the model
+        target = _target(named, slots, context, home)
         build = INTENT_CALLS.get(result.intent.name)
         if build is None or (target is None and result.intent.name not in NO_TARGET_INTENTS):
             return None
@@ -128,32 +178,69 @@ class FastPath:
         except KeyError, TypeError, ValueError:
             return None  # a slot this mapping needs is missing: let the model handle it
 
+    def _named(
+        self, result: RecognizeResult, home: Home, slots: Mapping[str, Any], area_id: str | None
+    ) -> tuple[str, ...] | None:
+        """The entity the sentence names, within the area or floor it also names.
+
+        None when it names no entity; () when the name fits no entity there, or several (the
+        model asks which). A name with an area is *that* entity in that area, never the area.
+        """
+        match = result.entities.get("name")
+        if match is None or match.value not in home.entities:
+            return None
+        ids = set(self._names.get(_spoken(match.text_clean), ())) | {match.value}
+        domains = result.intent_data.requires_context.get("domain")
+        if isinstance(domains, str):
+            domains = [domains]
+        candidates = [
+            home.entities[e]
+            for e in sorted(ids)
+            if not isinstance(domains, list) or home.entities[e].domain in domains
+        ]
+        area, floor = slots.get("area"), slots.get("floor")
+        if isinstance(area, str):
+            candidates = [e for e in candidates if e.area_id == area]
+        if isinstance(floor, str):
+            candidates = [e for e in candidates if e.floor_id == floor]
+        if len(candidates) > 1 and area_id is not None:
+            # Two lamps with one name: the one in the room the speaker is in (as HA does).
+            here = [e for e in candidates if e.area_id == area_id]
+            candidates = here or candidates
+        return (candidates[0].entity_id,) if len(candidates) == 1 else ()
+
 
 def _target(
-    slots: Mapping[str, Any], context: Mapping[str, Any], home: Home, area_id: str | None
+    named: tuple[str, ...] | None, slots: Mapping[str, Any], context: Mapping[str, Any], home: Home
 ) -> Args | None:
-    """The target the sentence names (or the speaker's area, for "turn on the lights")."""
+    """The target the sentence names: an entity (its area only narrowed the choice), an area
+    or floor (with the speaker's area filled in by HA's templates for "turn on the lights"),
+    or, for "all the lights" and "which blinds are open?", a domain across the home (the
+    principal's scope narrows it when resolved)."""
+    if named:
+        return {"entity_id": list(named)}
     target: Args = {}
-    name = slots.get("name")
-    if isinstance(name, str) and name in home.entities:
-        target["entity_id"] = [name]
     area = slots.get("area")
     if isinstance(area, str) and area in home.areas:
         target["area_id"] = [area]
     floor = slots.get("floor")
     if isinstance(floor, str) and floor in home.floors:
         target["floor_id"] = [floor]
-    if not target and area_id is not None and isinstance(context.get("domain"), str):
-        target["area_id"] = [area_id]  # "turn on the lights" said in a room
-    if not target:
+    domain = context.get("domain")
+    if isinstance(domain, str):
+        target["domain"] = [domain]
+    elif isinstance(domain, list) and domain:
+        target["domain"] = [str(d) for d in domain]
+    return target if target else None
+
+
+def _question(result: RecognizeResult) -> StateQuestion | None:
+    state = result.entities.get("state")
+    if result.intent.name != "HassGetState" or result.response not in QUESTION_KINDS:
         return None
-    if "entity_id" not in target:
-        domain = context.get("domain")
-        if isinstance(domain, str):
-            target["domain"] = [domain]
-        elif isinstance(domain, list):
-            target["domain"] = [str(d) for d in domain]
-    return target
+    if state is None or not isinstance(state.value, str):
+        return None
+    return StateQuestion(result.response, state.value)
 
 
 def _domain(context: Mapping[str, Any], target: Args, home: Home) -> str | None:
@@ -241,8 +328,16 @@ def _state(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[s
     return [("get_state", args)]
 
 
+def _weather(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]] | None:
+    """ "What's the weather" reads the weather entities the principal may read; a home with
+    none goes to the model (which may know another way, or say so)."""
+    if not target and not home.by_domain.get("weather"):
+        return None
+    return [("get_state", target or {"domain": ["weather"]})]
+
+
 NO_TARGET_INTENTS = frozenset(
-    {"HassShoppingListAddItem", "HassShoppingListCompleteItem", "HassNevermind"}
+    {"HassShoppingListAddItem", "HassShoppingListCompleteItem", "HassNevermind", "HassGetWeather"}
 )
 INTENT_CALLS: dict[
     str, Callable[[Mapping[str, Any], Args, Home], list[tuple[str, Args]] | None]
@@ -260,7 +355,7 @@ INTENT_CALLS: dict[
     "HassMediaUnpause": _with("control_media", action="play"),
     "HassMediaNext": _with("control_media", action="next"),
     "HassMediaPrevious": _with("control_media", action="previous"),
-    "HassSetVolume": _with("set_media", volume_pct=lambda c: int(c["volume"])),
+    "HassSetVolume": _with("set_media", volume_pct=lambda c: int(c["volume_level"])),
     "HassSetVolumeRelative": _with("set_media", volume_step_pct=_volume_step),
     "HassMediaPlayerMute": _with("set_media", mute=True),
     "HassMediaPlayerUnmute": _with("set_media", mute=False),
@@ -273,4 +368,6 @@ INTENT_CALLS: dict[
     "HassShoppingListAddItem": _todo("add_todo_item"),
     "HassListCompleteItem": _todo("complete_todo_item"),
     "HassShoppingListCompleteItem": _todo("complete_todo_item"),
+    "HassListRemoveItem": _todo("remove_todo_item"),
+    "HassGetWeather": _weather,
 }

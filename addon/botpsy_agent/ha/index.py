@@ -87,6 +87,7 @@ class EntityIndex:
         self._areas: dict[str, Area] = {}
         self._floors: dict[str, Floor] = {}
         self._home: Home | None = None
+        self._temperature_unit = "°C"
         self._version = Home({}).names_key
         self._listing_listeners: list[ListingListener] = []
         self._state_listeners: list[StateChangeListener] = []
@@ -111,6 +112,7 @@ class EntityIndex:
                 dict(self._areas),
                 dict(self._floors),
                 dict(self._data.states),
+                self._temperature_unit,
             )
         return self._home
 
@@ -275,6 +277,7 @@ class EntityIndex:
                 exposed,
                 expose_new,
                 users,
+                config,
             ) = await asyncio.gather(
                 call({"type": "config/entity_registry/list"}),
                 call({"type": "config/device_registry/list"}),
@@ -287,6 +290,7 @@ class EntityIndex:
                     {"type": "homeassistant/expose_new_entities/get", "assistant": ASSISTANT}, {}
                 ),
                 self._admin_only({"type": "config/auth/list"}, []),
+                call({"type": "get_config"}),
             )
             services = await self._fetch_notify_services()
             entries = await self._fetch_entries([entry["entity_id"] for entry in listed])
@@ -314,6 +318,7 @@ class EntityIndex:
             else:
                 fresh.states.pop(entity_id, None)
         self._data = fresh
+        self._temperature_unit = _temperature_unit(config)
         self._rebuild()
         if not self._dirty:
             self._synced.set()
@@ -425,3 +430,10 @@ def _apply_service_event(data: HaData, service: str, added: bool) -> bool:
         return False
     data.notify_services = tuple(sorted(known))
     return True
+
+
+def _temperature_unit(config: object) -> str:
+    """HA's temperature unit from `get_config` (°C when HA does not say)."""
+    units = config.get("unit_system") if isinstance(config, dict) else None
+    unit = units.get("temperature") if isinstance(units, dict) else None
+    return unit if unit in {"°C", "°F"} else "°C"

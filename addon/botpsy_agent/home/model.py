@@ -84,6 +84,8 @@ class Home:
     areas: Mapping[str, Area] = field(default_factory=dict)
     floors: Mapping[str, Floor] = field(default_factory=dict)
     states: Mapping[str, EntityState] = field(default_factory=dict)
+    temperature_unit: str = "°C"
+    """HA's unit system for temperatures ("°C" or "°F"): what a spoken "21" or "70" means."""
 
     @classmethod
     def of(
@@ -92,12 +94,15 @@ class Home:
         areas: Iterable[Area] = (),
         floors: Iterable[Floor] = (),
         states: Iterable[EntityState] = (),
+        *,
+        temperature_unit: str = "°C",
     ) -> Home:
         return cls(
             entities={e.entity_id: e for e in entities},
             areas={a.area_id: a for a in areas},
             floors={f.floor_id: f for f in floors},
             states={s.entity_id: s for s in states},
+            temperature_unit=temperature_unit,
         )
 
     @cached_property

@@ -10,11 +10,11 @@ works on ids only.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from botpsy_agent.home.model import Entity, Home
 from tool_schemas.actions import HaAction, TargetState, ToolMappingError
-from tool_schemas.base import MappingContext, Tool
+from tool_schemas.base import MappingContext, TargetSpec, Tool
 from tool_schemas.catalog import to_ha_actions
 from tool_schemas.devices import ENTRANCE_COVER_CLASSES
 
@@ -37,6 +37,8 @@ class ResolvedCall:
     call: Tool
     targets: tuple[Entity, ...]
     actions: tuple[HaAction, ...]
+    temperature_unit: str = "°C"
+    """The home's unit for the temperatures in `actions` (policy limits are in °C)."""
 
     @property
     def entity_ids(self) -> tuple[str, ...]:
@@ -53,6 +55,7 @@ def resolve_call(
     Entities named explicitly are kept as named, so the policy can refuse them by name.
     """
     targets = resolve_targets(home, call, usable)
+    context = replace(context, temperature_unit=home.temperature_unit)
     states = [
         TargetState(
             e.entity_id,
@@ -66,7 +69,7 @@ def resolve_call(
         actions = to_ha_actions(call, states, context)
     except ToolMappingError as err:
         raise ResolutionError(err.code, err.message) from None
-    return ResolvedCall(call, targets, actions)
+    return ResolvedCall(call, targets, actions, home.temperature_unit)
 
 
 def resolve_targets(
@@ -88,12 +91,25 @@ def resolve_targets(
             )
         found[entity_id] = entity
 
-    expanded = _expand(spec.area_id, home.by_area, home.areas, "area")
-    expanded |= _expand(spec.floor_id, home.by_floor, home.floors, "floor")
-    expanded |= _expand(spec.device_id, home.by_device, (), "device")
-    expanded |= _expand(spec.label_id, home.by_label, (), "label")
-    named_a_group = any((spec.area_id, spec.floor_id, spec.device_id, spec.label_id))
-    if not named_a_group and not spec.entity_id and spec.domain:
+    # Each kind of group given is a constraint (HA's intent semantics): "the kitchen lights
+    # upstairs" is the kitchen *and* upstairs, "the reading lamp in the living room" is that
+    # lamp, there. Several ids of one kind are a union ("the kitchen and the hall").
+    groups = [
+        _expand(spec.area_id, home.by_area, home.areas, "area"),
+        _expand(spec.floor_id, home.by_floor, home.floors, "floor"),
+        _expand(spec.device_id, home.by_device, (), "device"),
+        _expand(spec.label_id, home.by_label, (), "label"),
+    ]
+    given = [members for members, ids in zip(groups, _group_ids(spec), strict=True) if ids]
+    if found and given:
+        outside = sorted(e for e in found if not all(e in members for members in given))
+        if outside:
+            raise ResolutionError(
+                "not_in_place", f"{', '.join(outside)} is not in the area, floor or group named"
+            )
+        return tuple(found[eid] for eid in sorted(found))
+    expanded: set[str] = set.intersection(*given) if given else set()
+    if not given and not spec.entity_id and spec.domain:
         expanded = {eid for d in spec.domain for eid in home.by_domain.get(d, ())}
 
     classes = frozenset(spec.device_class or ())
@@ -107,6 +123,10 @@ def resolve_targets(
             "no_matching_entities", f"{call.name}: nothing suitable matches that target"
         )
     return tuple(found[eid] for eid in sorted(found))
+
+
+def _group_ids(spec: TargetSpec) -> tuple[list[str] | None, ...]:
+    return (spec.area_id, spec.floor_id, spec.device_id, spec.label_id)
 
 
 def _fits(entity: Entity, call: Tool, domains: list[str] | None, classes: frozenset[str]) -> bool:

@@ -118,7 +118,7 @@ def _check_limits(rules: RuleSet, resolved: ResolvedCall, tool: str, now: dateti
         return None
     by_id = {e.entity_id: e for e in resolved.targets}
     for action in resolved.actions:
-        for bound, value in action_levels(action).items():
+        for bound, value in action_levels(action, resolved.temperature_unit).items():
             for entity_id in _action_entities(action) or (None,):
                 entity = by_id.get(entity_id) if entity_id else None
                 for rule in limit_rules:
@@ -142,8 +142,9 @@ def _range_text(low: float | None, high: float | None) -> str:
     return f"≥ {low:g}" if low is not None else f"≤ {high:g}"
 
 
-def action_levels(action: HaAction) -> dict[Bound, float]:
-    """The bounded quantities an action sets, in the units of `Bound`."""
+def action_levels(action: HaAction, temperature_unit: str = "°C") -> dict[Bound, float]:
+    """The bounded quantities an action sets, in the units of `Bound` (temperatures in °C,
+    whatever the home's unit system)."""
     if not isinstance(action, ServiceCall):
         return {}
     data = action.data
@@ -159,7 +160,10 @@ def action_levels(action: HaAction) -> dict[Bound, float]:
     ):
         value = data.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
-            levels[bound] = round(float(value) * scale, 4)
+            level = float(value) * scale
+            if bound is Bound.TEMPERATURE and temperature_unit == "°F":
+                level = (level - 32) * 5 / 9
+            levels[bound] = round(level, 4)
     return levels
 
 
