@@ -15,11 +15,9 @@ from botpsy_agent.agent.offer import Offer
 from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.grammar import Grammar, Mode, build_grammar
 from botpsy_agent.llm.parse import RawCall, parse_output
-from botpsy_agent.llm.prompt import build_prefix
+from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens, render_prompt
 from botpsy_agent.llm.worker import ModelWorker
 from tool_schemas.catalog import TOOLS, tool_json_schema
-
-SYSTEM_CUT = "<|im_start|>user"
 
 
 @dataclass(frozen=True)
@@ -70,7 +68,8 @@ class LlmPlanner:
     def prepare(self, offer: Offer) -> None:
         def warm(engine: LlamaEngine, cancel: threading.Event) -> None:
             self._grammar(engine, offer)
-            engine.warm(self._prefix_tokens(engine, offer), cancel)
+            prefix = self._prefix_tokens(engine, offer)
+            engine.warm(prefix.tokens, cancel, cuts=prefix.cuts)
 
         self._worker.warm_up(warm)
 
@@ -108,25 +107,24 @@ class LlmPlanner:
         return grammar
 
     @staticmethod
-    def _prefix_tokens(engine: LlamaEngine, offer: Offer) -> list[int]:
-        prefix = build_prefix(offer.schemas, offer.listing)
-        rendered = engine.template.render(
-            [*prefix.messages(), {"role": "user", "content": "."}], prefix.tools
-        )
-        return engine.tokenize(rendered[: rendered.index(SYSTEM_CUT)])
+    def _prefix_tokens(engine: LlamaEngine, offer: Offer) -> RenderedPrompt:
+        """The shared prefix (system, tools) then this offer's listing, with both cuts."""
+        return prefix_tokens(engine.template, engine.tokenize, build_prefix(offer.listing))
 
     def _plan(
         self, engine: LlamaEngine, request: PlanRequest, cancel: threading.Event
     ) -> PlannerTurn:
         started = time.monotonic()
         offer = request.offer
-        prefix = build_prefix(offer.schemas, offer.listing)
         thinking = self._thinking_budget > 0 and engine.info.supports_thinking
-        rendered = engine.template.render(
-            [*prefix.messages(), *request.messages], prefix.tools, enable_thinking=thinking
+        rendered = render_prompt(
+            engine.template,
+            engine.tokenize,
+            build_prefix(offer.listing),
+            request.messages,
+            enable_thinking=thinking,
         )
-        tokens = engine.tokenize(rendered)
-        prefix_length = len(engine.tokenize(rendered[: rendered.index(SYSTEM_CUT)]))
+        tokens, prefix_length = rendered.tokens, rendered.cuts
         grammar = self._grammar(engine, offer)
         if thinking:
             thought = engine.complete(
