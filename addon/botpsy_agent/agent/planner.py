@@ -7,6 +7,7 @@ scripted planner that only *chooses calls* (everything after the choice is the s
 from __future__ import annotations
 
 from dataclasses import dataclass
+import logging
 import threading
 import time
 from typing import Any, Protocol
@@ -18,6 +19,10 @@ from botpsy_agent.llm.parse import RawCall, parse_output
 from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens, render_prompt
 from botpsy_agent.llm.worker import ModelWorker
 from tool_schemas.catalog import TOOLS, tool_json_schema
+
+_LOGGER = logging.getLogger(__name__)
+REQUEST_ROOM = 512
+"""Context a request needs beyond the prefix (its words, a few steps), besides max_tokens."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +74,8 @@ class LlmPlanner:
         def warm(engine: LlamaEngine, cancel: threading.Event) -> None:
             self._grammar(engine, offer)
             prefix = self._prefix_tokens(engine, offer)
-            engine.warm(prefix.tokens, cancel, cuts=prefix.cuts)
+            if self._check_fit(engine, prefix):
+                engine.warm(prefix.tokens, cancel, cuts=prefix.cuts)
 
         self._worker.warm_up(warm)
 
@@ -105,6 +111,28 @@ class LlmPlanner:
                 self._grammars.clear()
             self._grammars[offer.key] = grammar
         return grammar
+
+    def _check_fit(self, engine: LlamaEngine, prefix: RenderedPrompt) -> bool:
+        """Say how much of the context the prompt takes, loudly when requests cannot fit
+        (they are then answered `prompt_too_long`); False when not even the prefix fits."""
+        needed = prefix.prefix_length + self._max_tokens + REQUEST_ROOM
+        context = engine.context_length
+        if needed > context:
+            _LOGGER.warning(
+                "The prompt prefix is %d tokens: with room for a request it needs a context "
+                "of %d, but context_length is %d; raise it in the app's options",
+                prefix.prefix_length,
+                needed,
+                context,
+            )
+        else:
+            _LOGGER.info(
+                "Prompt prefix: %d tokens (%d shared by everyone) of a %d-token context",
+                prefix.prefix_length,
+                prefix.cuts[0],
+                context,
+            )
+        return prefix.prefix_length < context
 
     @staticmethod
     def _prefix_tokens(engine: LlamaEngine, offer: Offer) -> RenderedPrompt:
