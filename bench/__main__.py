@@ -23,6 +23,7 @@ from bench import (
     mqtt_roundtrip,
     plots,
     policy,
+    prompt_budget,
     scaling,
 )
 
@@ -32,6 +33,7 @@ BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "grounding": grounding.run,
     "ha_index": ha_index.run,
     "fast_path": fast_path.run,
+    "prompt_budget": prompt_budget.run,
     "llm_model": llm_model.run,
     "mqtt_roundtrip": mqtt_roundtrip.run,
     "scaling": scaling.run,
@@ -135,6 +137,13 @@ def _headline(results: dict[str, Any]) -> list[tuple[str, Any]]:
         (
             "0.8B-shaped Q8_0: resident memory after load",
             f"{_get(results, *shaped, 'rss_mb_after_load')} MB",
+        ),
+        (
+            "prompt prefix, real Qwen tokens (demo home / 250 / 1,000 entities)",
+            " / ".join(
+                str(_get(results, "prompt_budget", "real_tokenizer", "homes", h, "prefix_tokens"))
+                for h in ("demo_home_38", "generated_250", "generated_1000")
+            ),
         ),
         ("authorize p99 (500-entity home)", f"{_get(results, 'policy', 'authorize_p99_ms')} ms"),
         (

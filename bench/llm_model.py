@@ -20,7 +20,7 @@ import psutil
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
-from botpsy_agent.llm.prompt import build_prefix, request_context
+from botpsy_agent.llm.prompt import build_prefix, render_prompt, request_context
 from botpsy_agent.policy import Principal, parse_policy, scope
 from devkit.homes import family_home
 from devkit.tiny_gguf import QWEN35_0_8B, TINY_QWEN35, cached_model
@@ -45,11 +45,9 @@ def _prompt(engine: LlamaEngine, text: str) -> tuple[list[int], int, Any]:
     home = family_home()
     policy = parse_policy(ADMIN_POLICY, "bench")
     offer = build_offer(scope(policy, Principal.user("a" * 32, is_admin=True), home, NOW), home)
-    prefix = build_prefix(offer.schemas, offer.listing)
     user = {"role": "user", "content": f"{request_context(NOW)} {text}"}
-    rendered = engine.template.render([*prefix.messages(), user], prefix.tools)
-    cut = rendered.index("<|im_start|>user")
-    return engine.tokenize(rendered), len(engine.tokenize(rendered[:cut])), offer
+    rendered = render_prompt(engine.template, engine.tokenize, build_prefix(offer.listing), [user])
+    return rendered.tokens, rendered.prefix_length, offer
 
 
 def measure(path: Path, label: str) -> dict[str, Any]:

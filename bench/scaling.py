@@ -9,6 +9,7 @@ Qwen3.5-0.8B-shaped Q8_0 model (what a cold prefix costs).
 from __future__ import annotations
 
 from datetime import UTC, datetime
+import json
 import os
 import statistics
 import time
@@ -20,7 +21,7 @@ from botpsy_agent.home.resolve import ResolutionError, resolve_call
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
 from botpsy_agent.llm.model_info import ToolFormat
-from botpsy_agent.llm.prompt import build_prefix, compact_tool
+from botpsy_agent.llm.prompt import build_prefix
 from botpsy_agent.policy import Principal, authorize, parse_policy, scope
 from devkit.homes import generated_home
 from devkit.tiny_gguf import QWEN35_0_8B, TINY_QWEN35, cached_model
@@ -50,8 +51,12 @@ def home_size() -> list[dict[str, Any]]:
         started = time.perf_counter()
         grammar = build_grammar(offer.schemas, ToolFormat.QWEN_XML, Mode.AUTO)
         grammar_ms = (time.perf_counter() - started) * 1000
-        prefix = build_prefix(offer.schemas, offer.listing)
-        prefix_chars = len(prefix.system) + sum(len(str(compact_tool(s))) for s in offer.schemas)
+        prefix = build_prefix(offer.listing)
+        prefix_chars = (
+            len(prefix.system)
+            + sum(len(json.dumps(tool)) for tool in prefix.tools)
+            + len(prefix.listing_block)
+        )
         ids = sorted(home.entities)[:3]
         call = parse_tool_call("get_state", {"entity_id": ids})
         samples = []

@@ -153,13 +153,16 @@ def learn_merges(sample_text: Iterable[str], n_merges: int) -> list[tuple[str, s
 def prompt_merges(n_merges: int = 800) -> list[tuple[str, str]]:
     """Merges learned from our own prompt text (system prompt, tool list, a listing), so the
     stand-in models tokenize prompts to roughly the lengths a real tokenizer gives."""
-    from botpsy_agent.llm.prompt import SYSTEM_PROMPT, compact_tool
+    from botpsy_agent.home.listing import render_listing
+    from botpsy_agent.llm.prompt import SYSTEM_PROMPT, prompt_tools
     from devkit.homes import family_home
-    from tool_schemas.catalog import TOOLS, tool_json_schema
+    from tool_schemas.catalog import catalog
 
-    listing = [f"{e.entity_id} {e.name} {e.area_id or ''}" for e in family_home().entities.values()]
-    corpus = [SYSTEM_PROMPT, *listing]
-    corpus += [json.dumps(compact_tool(tool_json_schema(tool))) for tool in TOOLS.values()]
+    home = family_home()
+    listing = [f"{e.entity_id} {e.name} {e.area_id or ''}" for e in home.entities.values()]
+    corpus = [SYSTEM_PROMPT, *listing, *render_listing(home, home.entities).splitlines()]
+    # The full schemas too: English enough for merges, so random text is not one byte a token.
+    corpus += [json.dumps(tool) for tool in (*prompt_tools(), *catalog())]
     return learn_merges(corpus, n_merges)
 
 

@@ -43,6 +43,7 @@ DEFAULT_OPTIONS: Final[Mapping[str, Any]] = {
     "threads": "auto",
     "context_length": 8192,
     "thinking_budget": 0,
+    "snapshot_disk_mb": 256,
     "languages": ["en", "ko", "id"],
     "policy_file": "policy.yaml",
     "instance": "home",
@@ -116,6 +117,8 @@ class ModelSettings:
     context_length: int
     thinking_budget: int
     """Tokens the model may think before answering; 0 = thinking off."""
+    snapshot_disk_mb: int = 256
+    """Disk space for prefix snapshots kept across restarts; 0 = none kept."""
 
 
 @dataclass(frozen=True)
@@ -353,6 +356,7 @@ class _Reader:
             threads=self.get("threads", _threads),
             context_length=self.get("context_length", _int_between(512, 32768)),
             thinking_budget=self.get("thinking_budget", _int_between(0, 8192)),
+            snapshot_disk_mb=self.get("snapshot_disk_mb", _int_between(0, 4096)),
         )
 
     def mqtt_override(self) -> MqttOverride:

@@ -35,6 +35,8 @@ from botpsy_agent.supervisor import (
 )
 
 _LOGGER = logging.getLogger("botpsy_agent")
+SNAPSHOT_FOLDER = "snapshots"
+"""Prefix snapshots in the app's data folder; `*.snapshot` is left out of backups."""
 
 
 class StartupError(Exception):
@@ -87,10 +89,13 @@ async def resolve_model(
         path = await ensure_model(plan, session=session, offline=settings.model.offline)
     except DownloadError as err:
         raise StartupError(f"model: {err}") from None
+    disk_mb = settings.model.snapshot_disk_mb
     return EngineSettings(
         model_path=path,
         context_length=settings.model.context_length,
         threads=settings.model.threads,
+        snapshot_dir=settings.data_dir / SNAPSHOT_FOLDER if disk_mb else None,
+        snapshot_disk_mb=disk_mb,
     )
 
 

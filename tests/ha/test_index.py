@@ -125,14 +125,12 @@ async def test_listing_is_compact_sorted_and_stable(ha_bridge: HaBridge) -> None
     listing = render_listing(index.home, ids)
     assert listing == render_listing(index.home, reversed(ids))
     assert listing == (  # the prompt's listing, from the live index's home
-        "floors: ground_floor = Ground floor, upstairs = Upstairs\n"
-        "areas:\n"
-        "- bedroom = Bedroom (floor upstairs) [master bedroom]\n"
-        "- kitchen = Kitchen (floor ground_floor)\n"
-        "entities:\n"
-        "- light.bed_light = Bed Light (in bedroom) [bedside lamp]\n"
-        "- light.kitchen_lights = Kitchen Lights (in kitchen) [kitchen lamp]\n"
-        "- lock.back_door = Back door (in kitchen)"
+        "areas by floor:\n"
+        "- ground_floor [downstairs]: kitchen\n"
+        "- upstairs [first floor]: bedroom [master bedroom]\n"
+        "entities by area:\n"
+        "- bedroom: light.bed_light [bedside lamp]\n"
+        "- kitchen: light.kitchen_lights [kitchen lamp], lock.back_door"
     )
     assert "on" not in listing.split() and "off" not in listing.split()
 

@@ -10,22 +10,21 @@ import pytest
 
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
 from botpsy_agent.llm.model_info import ModelFileError, ToolFormat, read_model_info
-from botpsy_agent.llm.prompt import build_prefix
+from botpsy_agent.llm.prompt import build_prefix, render_prompt
 from devkit.tiny_gguf import TINY_QWEN35, write_model
-from tool_schemas.catalog import TOOLS, tool_json_schema
 
 STDERR = Path("/proc/self/fd/2")
-SCHEMAS = [tool_json_schema(TOOLS[name]) for name in ("turn_on", "turn_off", "ask_user")]
+LISTING = "entities by area:\n- kitchen: light.kitchen"
 
 
 def split_prompt(engine: LlamaEngine, *turns: str) -> tuple[list[int], int]:
-    prefix = build_prefix(SCHEMAS, "entities:\n- light.kitchen = Kitchen light")
-    messages = [*prefix.messages()]
-    for i, text in enumerate(turns):
-        messages.append({"role": "user" if i % 2 == 0 else "assistant", "content": text})
-    rendered = engine.template.render(messages, prefix.tools)
-    cut = rendered.index("<|im_start|>user")
-    return engine.tokenize(rendered), len(engine.tokenize(rendered[:cut]))
+    """A prompt and the length of its whole fixed prefix (shared part and listing)."""
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": text}
+        for i, text in enumerate(turns)
+    ]
+    rendered = render_prompt(engine.template, engine.tokenize, build_prefix(LISTING), messages)
+    return rendered.tokens, rendered.prefix_length
 
 
 def test_snapshot_restore_gives_the_same_logits_as_a_fresh_evaluation(
@@ -44,8 +43,9 @@ def test_snapshot_restore_gives_the_same_logits_as_a_fresh_evaluation(
 
     assert np.array_equal(restored, fresh)
     assert np.array_equal(first, fresh)
-    one_shot = engine.evaluate_fresh(prompt)  # one batch: same maths, other summation order
-    assert np.allclose(restored, one_shot, atol=1e-3)
+    # One batch: same maths, other summation order (drift grows with the ~2,800-token prompt).
+    one_shot = engine.evaluate_fresh(prompt)
+    assert np.allclose(restored, one_shot, atol=5e-3)
     assert int(np.argmax(restored)) == int(np.argmax(one_shot))
 
 

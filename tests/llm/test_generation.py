@@ -12,7 +12,7 @@ from botpsy_agent.agent.offer import Offer, build_offer
 from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
 from botpsy_agent.llm.parse import parse_output
-from botpsy_agent.llm.prompt import build_prefix
+from botpsy_agent.llm.prompt import build_prefix, render_prompt
 from botpsy_agent.policy import scope
 from devkit.homes import family_home
 from tests.policy.policies import admin, child, family_policy, guest
@@ -28,14 +28,11 @@ def offer_for(principal: object) -> Offer:
 
 
 def prompt_for(engine: LlamaEngine, offer: Offer, text: str) -> tuple[list[int], int]:
-    prefix = build_prefix(offer.schemas, offer.listing)
-    messages = [*prefix.messages(), {"role": "user", "content": text}]
-    rendered = engine.template.render(messages, prefix.tools)
-    cut = rendered.index("<|im_start|>user")
-    prefix_tokens = engine.tokenize(rendered[:cut])
-    tokens = engine.tokenize(rendered)
-    assert tokens[: len(prefix_tokens)] == prefix_tokens  # the cut is at a special token
-    return tokens, len(prefix_tokens)
+    messages = [{"role": "user", "content": text}]
+    rendered = render_prompt(
+        engine.template, engine.tokenize, build_prefix(offer.listing), messages
+    )
+    return rendered.tokens, rendered.prefix_length
 
 
 @pytest.mark.parametrize("engine_name", ["qwen35_engine", "qwen3_engine"])

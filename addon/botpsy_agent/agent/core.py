@@ -37,6 +37,7 @@ from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.home.model import Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
+from botpsy_agent.llm.engine import PromptTooLong
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.prompt import request_context
 from botpsy_agent.llm.worker import ModelBusy, ModelTimeout, ModelUnavailable
@@ -224,7 +225,7 @@ class BotPsyAgent:
 
     # --- the model loop ------------------------------------------------------------------------
 
-    async def _model_loop(self, job: _Job) -> None:
+    async def _model_loop(self, job: _Job) -> None:  # noqa: PLR0911 - one return per outcome
         assert self.planner is not None
         request, home, now, turn = job.request, job.home, job.now, job.turn
         offer = self.offer_for(request.principal, home, job.policy, now)
@@ -252,6 +253,10 @@ class BotPsyAgent:
                 return
             except ModelUnavailable:
                 turn.status, turn.error = Status.ERROR, self._error(request, "model_unavailable")
+                return
+            except PromptTooLong as err:  # a clear code, never `internal`
+                _LOGGER.error("Request %s: %s (context_length option)", request.id, err)  # noqa: TRY400
+                turn.status, turn.error = Status.ERROR, self._error(request, err.code)
                 return
             turn.timings.model_ms += plan.model_ms
             if not plan.calls:

@@ -7,6 +7,7 @@ scripted planner that only *chooses calls* (everything after the choice is the s
 from __future__ import annotations
 
 from dataclasses import dataclass
+import logging
 import threading
 import time
 from typing import Any, Protocol
@@ -15,11 +16,13 @@ from botpsy_agent.agent.offer import Offer
 from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.grammar import Grammar, Mode, build_grammar
 from botpsy_agent.llm.parse import RawCall, parse_output
-from botpsy_agent.llm.prompt import build_prefix
+from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens, render_prompt
 from botpsy_agent.llm.worker import ModelWorker
 from tool_schemas.catalog import TOOLS, tool_json_schema
 
-SYSTEM_CUT = "<|im_start|>user"
+_LOGGER = logging.getLogger(__name__)
+REQUEST_ROOM = 512
+"""Context a request needs beyond the prefix (its words, a few steps), besides max_tokens."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,9 @@ class LlmPlanner:
     def prepare(self, offer: Offer) -> None:
         def warm(engine: LlamaEngine, cancel: threading.Event) -> None:
             self._grammar(engine, offer, Mode.REQUIRED)
-            engine.warm(self._prefix_tokens(engine, offer), cancel)
+            prefix = self._prefix_tokens(engine, offer)
+            if self._check_fit(engine, prefix):
+                engine.warm(prefix.tokens, cancel, cuts=prefix.cuts)
 
         self._worker.warm_up(warm)
 
@@ -114,26 +119,47 @@ class LlmPlanner:
             self._grammars[key] = grammar
         return grammar
 
+    def _check_fit(self, engine: LlamaEngine, prefix: RenderedPrompt) -> bool:
+        """Say how much of the context the prompt takes, loudly when requests cannot fit
+        (they are then answered `prompt_too_long`); False when not even the prefix fits."""
+        needed = prefix.prefix_length + self._max_tokens + REQUEST_ROOM
+        context = engine.context_length
+        if needed > context:
+            _LOGGER.warning(
+                "The prompt prefix is %d tokens: with room for a request it needs a context "
+                "of %d, but context_length is %d; raise it in the app's options",
+                prefix.prefix_length,
+                needed,
+                context,
+            )
+        else:
+            _LOGGER.info(
+                "Prompt prefix: %d tokens (%d shared by everyone) of a %d-token context",
+                prefix.prefix_length,
+                prefix.cuts[0],
+                context,
+            )
+        return prefix.prefix_length < context
+
     @staticmethod
-    def _prefix_tokens(engine: LlamaEngine, offer: Offer) -> list[int]:
-        prefix = build_prefix(offer.schemas, offer.listing)
-        rendered = engine.template.render(
-            [*prefix.messages(), {"role": "user", "content": "."}], prefix.tools
-        )
-        return engine.tokenize(rendered[: rendered.index(SYSTEM_CUT)])
+    def _prefix_tokens(engine: LlamaEngine, offer: Offer) -> RenderedPrompt:
+        """The shared prefix (system, tools) then this offer's listing, with both cuts."""
+        return prefix_tokens(engine.template, engine.tokenize, build_prefix(offer.listing))
 
     def _plan(
         self, engine: LlamaEngine, request: PlanRequest, cancel: threading.Event
     ) -> PlannerTurn:
         started = time.monotonic()
         offer = request.offer
-        prefix = build_prefix(offer.schemas, offer.listing)
         thinking = self._thinking_budget > 0 and engine.info.supports_thinking
-        rendered = engine.template.render(
-            [*prefix.messages(), *request.messages], prefix.tools, enable_thinking=thinking
+        rendered = render_prompt(
+            engine.template,
+            engine.tokenize,
+            build_prefix(offer.listing),
+            request.messages,
+            enable_thinking=thinking,
         )
-        tokens = engine.tokenize(rendered)
-        prefix_length = len(engine.tokenize(rendered[: rendered.index(SYSTEM_CUT)]))
+        tokens, prefix_length = rendered.tokens, rendered.cuts
         grammar = self._grammar(engine, offer, Mode.REQUIRED if request.calls_only else Mode.AUTO)
         if thinking:
             thought = engine.complete(

@@ -11,10 +11,11 @@ sets `n_tokens`/`input_ids`, which are its internals).
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections.abc import Sequence
 import ctypes
 from dataclasses import dataclass
 import hashlib
+import json
 import logging
 from pathlib import Path
 import threading
@@ -31,16 +32,33 @@ from botpsy_agent.llm.model_info import (
     model_info_from,
     physical_cores,
 )
+from botpsy_agent.llm.snapshots import PrefixCache, Snapshot, SnapshotStore, file_sha256
 from botpsy_agent.llm.template import ChatTemplate
 
 _LOGGER = logging.getLogger(__name__)
 
 type FinishReason = Literal["stop", "length", "cancelled"]
-type PrefixSource = Literal["extended", "snapshot", "fresh"]
+type PrefixSource = Literal["extended", "snapshot", "shared", "fresh"]
+"""Where the prompt's evaluation started: the state already there, the whole prefix's
+snapshot, the shared part's snapshot (the principal's listing evaluated on top), nothing."""
 
 
 class EngineError(RuntimeError):
     """llama.cpp refused something (grammar, state restore, decoding)."""
+
+
+class PromptTooLong(EngineError):
+    """The prompt and its answer do not fit the context (`context_length`)."""
+
+    code = "prompt_too_long"
+
+    def __init__(self, prompt_tokens: int, max_tokens: int, context_length: int) -> None:
+        super().__init__(
+            f"prompt of {prompt_tokens} tokens + {max_tokens} to generate exceeds the "
+            f"context of {context_length}"
+        )
+        self.prompt_tokens = prompt_tokens
+        self.context_length = context_length
 
 
 class Cancelled(Exception):
@@ -57,6 +75,9 @@ class EngineSettings:
     flash_attention: bool = True
     snapshot_budget_mb: int = 512
     seed: int = 0
+    snapshot_dir: Path | None = None
+    """Where prefix snapshots are kept across restarts; None: in memory only."""
+    snapshot_disk_mb: int = 256
 
 
 @dataclass(frozen=True)
@@ -70,51 +91,6 @@ class Completion:
     prefix_source: PrefixSource
     prompt_ms: float
     generation_ms: float
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    state: bytes
-    tokens: np.ndarray
-
-    @property
-    def size(self) -> int:
-        return len(self.state) + self.tokens.nbytes
-
-
-class PrefixCache:
-    """Saved sequence states of evaluated prefixes, least recently used first out."""
-
-    def __init__(self, budget_bytes: int) -> None:
-        self.budget = budget_bytes
-        self._items: OrderedDict[str, _Snapshot] = OrderedDict()
-
-    @staticmethod
-    def key(tokens: list[int]) -> str:
-        return hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
-
-    def get(self, key: str) -> _Snapshot | None:
-        snapshot = self._items.get(key)
-        if snapshot is not None:
-            self._items.move_to_end(key)
-        return snapshot
-
-    def put(self, key: str, snapshot: _Snapshot) -> None:
-        self._items[key] = snapshot
-        self._items.move_to_end(key)
-        while self.used > self.budget and len(self._items) > 1:
-            evicted, _ = self._items.popitem(last=False)
-            _LOGGER.debug("Prefix snapshot %s evicted (budget)", evicted[:8])
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @property
-    def used(self) -> int:
-        return sum(s.size for s in self._items.values())
 
 
 class LlamaEngine:
@@ -147,7 +123,7 @@ class LlamaEngine:
         self.load_seconds = time.monotonic() - started
         self.threads = threads
         self.template = ChatTemplate(self.info.chat_template)
-        self.prefixes = PrefixCache(settings.snapshot_budget_mb * 1024 * 1024)
+        self.prefixes = PrefixCache(settings.snapshot_budget_mb * 1024 * 1024, self._store())
         self.evaluated_total = 0
         """Every prompt or generated token evaluated since load (tests count with it)."""
         self._vocab = self._llm._model.vocab
@@ -181,20 +157,26 @@ class LlamaEngine:
 
     # --- evaluation with prefix snapshots --------------------------------------------------
 
-    def warm(self, prefix: list[int], cancel: threading.Event | None = None) -> bool:
-        """Evaluate and snapshot a prefix if it is not cached; True if built now."""
-        key = PrefixCache.key(prefix)
-        if key in self.prefixes:
+    def warm(
+        self,
+        prefix: list[int],
+        cancel: threading.Event | None = None,
+        *,
+        cuts: Sequence[int] = (),
+    ) -> bool:
+        """Have a snapshot of `prefix` (and of its shorter prefixes ending at `cuts`): from
+        memory, from disk, or evaluated now. True if anything was evaluated."""
+        ends = _cuts(sorted({*cuts, len(prefix)}), len(prefix), len(prefix))
+        if self.prefixes.get(PrefixCache.key(prefix)) is not None:
             return False
-        self._llm.reset()
-        self._eval(prefix, cancel)
-        self._save(key)
-        return True
+        before = self.evaluated_total
+        self._build(prefix, ends, cancel)
+        return self.evaluated_total > before
 
     def complete(
         self,
         prompt: list[int],
-        prefix_length: int,
+        prefix_length: int | Sequence[int],
         grammar: Grammar | None,
         max_tokens: int,
         *,
@@ -203,12 +185,13 @@ class LlamaEngine:
         seed: int | None = None,
         stop: tuple[str, ...] = (),
     ) -> Completion:
-        """Generate after `prompt`, whose first `prefix_length` tokens are the fixed prefix."""
+        """Generate after `prompt`, whose first `prefix_length` tokens are the fixed prefix.
+
+        `prefix_length` may list several nested prefix ends (the shared part, then the
+        principal's): each gets its own snapshot, so a principal whose listing is new
+        evaluates only its listing on top of the shared snapshot."""
         if len(prompt) + max_tokens > self.context_length:
-            raise EngineError(
-                f"prompt of {len(prompt)} tokens + {max_tokens} to generate exceeds the "
-                f"context of {self.context_length}"
-            )
+            raise PromptTooLong(len(prompt), max_tokens, self.context_length)
         started = time.monotonic()
         source, evaluated = self._position(prompt, prefix_length, cancel)
         prompt_ms = (time.monotonic() - started) * 1000
@@ -324,7 +307,9 @@ class LlamaEngine:
                 break
         return generated, finish
 
-    def next_token_logits(self, prompt: list[int], prefix_length: int) -> np.ndarray:
+    def next_token_logits(
+        self, prompt: list[int], prefix_length: int | Sequence[int]
+    ) -> np.ndarray:
         """The logits after `prompt` (through the same snapshot logic as `complete`)."""
         import llama_cpp
 
@@ -356,30 +341,47 @@ class LlamaEngine:
     # --- internals -------------------------------------------------------------------------
 
     def _position(
-        self, prompt: list[int], prefix_length: int, cancel: threading.Event | None
+        self,
+        prompt: list[int],
+        prefix_length: int | Sequence[int],
+        cancel: threading.Event | None,
     ) -> tuple[PrefixSource, int]:
         """Bring the model state to the end of `prompt`, evaluating as little as possible."""
-        if not 0 < prefix_length < len(prompt):
-            raise EngineError("the prefix must be shorter than the prompt and not empty")
+        ends = _cuts(prefix_length, len(prompt) - 1, len(prompt))
         current = self._llm.n_tokens
         if 0 < current < len(prompt) and self._evaluated_equals(prompt[:current]):
             rest = prompt[current:]
             self._eval(rest, cancel)
             return "extended", len(rest)
-        prefix = prompt[:prefix_length]
-        key = PrefixCache.key(prefix)
-        snapshot = self.prefixes.get(key)
-        if snapshot is not None:
-            self._restore(snapshot)
-            rest = prompt[prefix_length:]
-            self._eval(rest, cancel)
-            return "snapshot", len(rest)
-        self._llm.reset()
-        self._eval(prefix, cancel)
-        self._save(key)
-        rest = prompt[prefix_length:]
+        restored = self._build(prompt, ends, cancel)
+        rest = prompt[ends[-1] :]
         self._eval(rest, cancel)
-        return "fresh", len(prompt)
+        if restored == ends[-1]:
+            return "snapshot", len(rest)
+        return ("shared" if restored else "fresh"), len(prompt) - restored
+
+    def _build(
+        self, prompt: list[int], ends: tuple[int, ...], cancel: threading.Event | None
+    ) -> int:
+        """Stand at `prompt[:ends[-1]]`: restore the longest prefix with a snapshot, then
+        evaluate and snapshot each further end. Returns where the restored state ended."""
+        start = 0
+        for end in reversed(ends):
+            key = PrefixCache.key(prompt[:end])
+            snapshot = self.prefixes.get(key)
+            if snapshot is not None and self._restore(key, snapshot):
+                start = end
+                break
+        else:
+            self._llm.reset()
+        restored = start
+        for end in ends:
+            if end <= start:
+                continue
+            self._eval(prompt[start:end], cancel)
+            self._save(PrefixCache.key(prompt[:end]))
+            start = end
+        return restored
 
     def _evaluated_equals(self, tokens: list[int]) -> bool:
         evaluated = self._llm.input_ids[: len(tokens)]
@@ -404,19 +406,41 @@ class LlamaEngine:
         if written == 0:
             raise EngineError("llama.cpp could not save the prefix state")
         tokens = self._llm.input_ids[: self._llm.n_tokens].copy()
-        self.prefixes.put(key, _Snapshot(bytes(buffer)[:written], tokens))
+        self.prefixes.put(key, Snapshot(bytes(buffer)[:written], tokens))
         _LOGGER.debug("Prefix snapshot of %d tokens saved (%.1f MB)", len(tokens), written / 1e6)
 
-    def _restore(self, snapshot: _Snapshot) -> None:
+    def _restore(self, key: str, snapshot: Snapshot) -> bool:
+        """Put a snapshot's state in place; False (and the snapshot dropped) if llama.cpp
+        refuses it, so the prefix is evaluated again instead."""
         import llama_cpp
 
         data = (ctypes.c_uint8 * len(snapshot.state)).from_buffer_copy(snapshot.state)
         if llama_cpp.llama_state_seq_set_data(self._llm.ctx, data, len(snapshot.state), 0) == 0:
+            _LOGGER.warning("llama.cpp refused a prefix snapshot; evaluating the prefix again")
+            self.prefixes.forget(key)
             self._llm.reset()
-            raise EngineError("llama.cpp could not restore a prefix state")
+            return False
         count = len(snapshot.tokens)
         self._llm.input_ids[:count] = snapshot.tokens
         self._llm.n_tokens = count
+        return True
+
+    def _store(self) -> SnapshotStore | None:
+        """The snapshot folder for this model file, llama.cpp build and context settings."""
+        folder = self.settings.snapshot_dir
+        if folder is None:
+            return None
+        identity = json.dumps(
+            {
+                "model_sha256": _model_sha256(self.settings.model_path, folder),
+                "llama_cpp": _llama_build(),
+                "n_ctx": self.context_length,
+                "n_batch": self.settings.batch_size,
+                "flash_attention": self.settings.flash_attention,
+            },
+            sort_keys=True,
+        )
+        return SnapshotStore(folder, identity, self.settings.snapshot_disk_mb * 1024 * 1024)
 
     def _take(self, token: int, generated: list[int], stop: tuple[str, ...]) -> bool:
         """Keep a generated token; True when generation ends with it (an end-of-generation
@@ -430,3 +454,43 @@ class LlamaEngine:
         import llama_cpp
 
         return bool(llama_cpp.llama_vocab_is_eog(self._vocab, token))
+
+
+def _cuts(prefix_length: int | Sequence[int], longest: int, total: int) -> tuple[int, ...]:
+    """Nested prefix ends, ascending; each must leave something after it (`longest`)."""
+    ends = (prefix_length,) if isinstance(prefix_length, int) else tuple(prefix_length)
+    ends = ends or (total,)
+    if any(not 0 < end <= longest for end in ends) or list(ends) != sorted(set(ends)):
+        raise EngineError("the prefix must be shorter than the prompt and not empty")
+    return ends
+
+
+def _model_sha256(path: Path, folder: Path) -> str:
+    """The model file's SHA-256, remembered by path, size and time so a restart does not
+    read the whole file again."""
+    stat = path.stat()
+    memo = folder / "model-hashes.json"
+    mark = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+    try:
+        known = json.loads(memo.read_text())
+    except OSError, ValueError:
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    if isinstance(digest := known.get(mark), str):
+        return digest
+    _LOGGER.info("Hashing %s to key its prefix snapshots…", path.name)
+    digest = file_sha256(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    memo.write_text(json.dumps({mark: digest}))
+    return digest
+
+
+def _llama_build() -> str:
+    """llama-cpp-python's version and a hash of the native library it loaded."""
+    import llama_cpp
+    import llama_cpp.llama_cpp as native
+
+    library = Path(native._lib._name)
+    digest = hashlib.sha256(library.read_bytes()).hexdigest()[:16]
+    return f"{llama_cpp.__version__}+{digest}"
