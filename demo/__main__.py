@@ -105,6 +105,7 @@ class Conversation:
 
     def __init__(self, stack: DemoStack, client: AgentClient, user: str, via: str) -> None:
         assert stack.accounts is not None
+        self.stack = stack
         self.people = {"admin": stack.accounts.admin_id, "child": stack.accounts.child_id}
         self.client = client
         self.assist = (
@@ -138,6 +139,7 @@ class Conversation:
 
     async def ask(self, text: str, *, as_json: bool = False) -> bool:
         """Send one request and print the answer; True if it was answered."""
+        await self.stack.wait_ready()  # at once, unless HA is restarting
         if self.via == "assist" and self.assist is not None:
             result = await self.assist.ask(text, conversation_id=self.conversation_id)
             self.conversation_id = result.get("conversation_id") or self.conversation_id
