@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import hashlib
 import logging
 from pathlib import Path
@@ -44,7 +44,7 @@ class EngineError(RuntimeError):
 
 
 class Cancelled(Exception):
-    """The job's cancel flag was set (timeout, or a request pre-empting a warm-up)."""
+    """The job's cancel flag was set (its request timed out or gave up), or the worker stops."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,29 @@ class Completion:
     prefix_source: PrefixSource
     prompt_ms: float
     generation_ms: float
+
+
+@dataclass
+class BuildProgress:
+    """A prefix being evaluated now. Written by the model thread, read by anyone."""
+
+    total: int
+    """Tokens in the prefix."""
+    done: int = 0
+    started: float = field(default_factory=time.monotonic)
+    prior_rate: float | None = None
+    """Tokens per second of the previous build, for an estimate before the first batch."""
+
+    @property
+    def percent(self) -> int:
+        return min(99, int(100 * self.done / self.total)) if self.total else 0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left, from this build's rate (or the last one's); None while unknown."""
+        elapsed = time.monotonic() - self.started
+        rate = self.done / elapsed if self.done and elapsed > 0 else self.prior_rate
+        return None if not rate else (self.total - self.done) / rate
 
 
 @dataclass(frozen=True)
@@ -150,6 +173,13 @@ class LlamaEngine:
         self.prefixes = PrefixCache(settings.snapshot_budget_mb * 1024 * 1024)
         self.evaluated_total = 0
         """Every prompt or generated token evaluated since load (tests count with it)."""
+        self.build: BuildProgress | None = None
+        """The prefix being built now, if any."""
+        self.builds = 0
+        self._build_seconds = 0.0
+        self._build_rate: float | None = None
+        self.abort = threading.Event()
+        """Set when the worker stops: the only thing that interrupts a prefix build."""
         self._vocab = self._llm._model.vocab
 
     # --- text <-> tokens ------------------------------------------------------------------
@@ -182,14 +212,22 @@ class LlamaEngine:
     # --- evaluation with prefix snapshots --------------------------------------------------
 
     def warm(self, prefix: list[int], cancel: threading.Event | None = None) -> bool:
-        """Evaluate and snapshot a prefix if it is not cached; True if built now."""
+        """Evaluate and snapshot a prefix if it is not cached; True if built now. `cancel`
+        does not stop a build once begun (see `_build`); it is checked before."""
+        if cancel is not None and cancel.is_set():
+            raise Cancelled
         key = PrefixCache.key(prefix)
         if key in self.prefixes:
             return False
-        self._llm.reset()
-        self._eval(prefix, cancel)
-        self._save(key)
+        self._build(prefix, key)
         return True
+
+    def build_seconds(self) -> float:
+        """Seconds spent building prefixes since load, the build running now included: a
+        request's timeout does not count them."""
+        build = self.build
+        ongoing = time.monotonic() - build.started if build is not None else 0.0
+        return self._build_seconds + ongoing
 
     def complete(
         self,
@@ -374,12 +412,37 @@ class LlamaEngine:
             rest = prompt[prefix_length:]
             self._eval(rest, cancel)
             return "snapshot", len(rest)
-        self._llm.reset()
-        self._eval(prefix, cancel)
-        self._save(key)
+        self._build(prefix, key)
         rest = prompt[prefix_length:]
         self._eval(rest, cancel)
         return "fresh", len(prompt)
+
+    def _build(self, prefix: list[int], key: str) -> None:
+        """Evaluate and snapshot a prefix to the end. A job's cancel flag does not stop it
+        (a cancelled build would start again from zero: with a slow model, a livelock);
+        only `abort` (the worker stopping) does."""
+        self._llm.reset()
+        progress = BuildProgress(len(prefix), prior_rate=self._build_rate)
+        self.build = progress
+        batch = self.settings.batch_size
+        try:
+            for start in range(0, len(prefix), batch):
+                if self.abort.is_set():
+                    self._llm.reset()
+                    raise Cancelled
+                chunk = prefix[start : start + batch]
+                self._llm.eval(chunk)
+                progress.done += len(chunk)
+            self.evaluated_total += len(prefix)
+            self._save(key)
+        finally:
+            elapsed = time.monotonic() - progress.started
+            self._build_seconds += elapsed
+            self.build = None
+        self.builds += 1
+        if elapsed > 0:
+            self._build_rate = len(prefix) / elapsed
+        _LOGGER.info("Prefix of %d tokens built in %.1f s", len(prefix), elapsed)
 
     def _evaluated_equals(self, tokens: list[int]) -> bool:
         evaluated = self._llm.input_ids[: len(tokens)]
