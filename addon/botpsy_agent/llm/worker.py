@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import Future
-import contextlib
 from dataclasses import dataclass, field
 import itertools
 import logging
@@ -211,8 +210,11 @@ class ModelWorker:
             remaining = timeout_s - (loop.time() - started - building)
             if remaining <= 0:
                 raise ModelTimeout(f"the model did not answer within {timeout_s:g} s")
-            with contextlib.suppress(TimeoutError):
-                return await asyncio.wait_for(asyncio.shield(future), min(remaining, _POLL_S))
+            # asyncio.wait, not wait_for(shield(...)): a cancelled shield would report the
+            # job's later exception as "exception in shielded future".
+            done, _ = await asyncio.wait({future}, timeout=min(remaining, _POLL_S))
+            if done:
+                return future.result()
 
     def _refuse_if_warming(self, wait_left_s: float) -> None:
         build = self.warming
