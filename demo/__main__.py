@@ -34,6 +34,7 @@ from demo.stack import INSTANCE, DemoStack, ModelChoice, quiet_libraries
 from devkit.tiny_gguf import TINY_QWEN35, cached_model
 
 ANSWERED = {"done", "needs_confirmation", "needs_clarification", "refused"}
+WARM_UP_RETRY_S = 5.0
 
 
 def say(line: str) -> None:
@@ -105,6 +106,7 @@ class Conversation:
 
     def __init__(self, stack: DemoStack, client: AgentClient, user: str, via: str) -> None:
         assert stack.accounts is not None
+        self.stack = stack
         self.people = {"admin": stack.accounts.admin_id, "child": stack.accounts.child_id}
         self.client = client
         self.assist = (
@@ -138,6 +140,7 @@ class Conversation:
 
     async def ask(self, text: str, *, as_json: bool = False) -> bool:
         """Send one request and print the answer; True if it was answered."""
+        await self.stack.wait_ready()  # at once, unless HA is restarting
         if self.via == "assist" and self.assist is not None:
             result = await self.assist.ask(text, conversation_id=self.conversation_id)
             self.conversation_id = result.get("conversation_id") or self.conversation_id
@@ -146,6 +149,12 @@ class Conversation:
         answer = await self.client.ask(
             text, self.people[self.user], conversation_id=self.conversation_id
         )
+        while answer["status"] == "warming_up":  # the model builds its prompt: ask again
+            say(f"{answer.get('speech', '')} (asking again in {WARM_UP_RETRY_S:.0f} s)")
+            await asyncio.sleep(WARM_UP_RETRY_S)
+            answer = await self.client.ask(
+                text, self.people[self.user], conversation_id=self.conversation_id
+            )
         self.conversation_id = answer.get("conversation_id") or self.conversation_id
         print(json.dumps(answer, indent=2)) if as_json else show(answer)
         return bool(answer["status"] in ANSWERED)

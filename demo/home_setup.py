@@ -94,6 +94,24 @@ async def onboard(base_url: str) -> tuple[str, str]:
     return tokens["access_token"], owner
 
 
+async def confirm_http_settings(base_url: str, token: str) -> bool:
+    """Confirm the `http:` settings HA took from configuration.yaml; True if one was pending.
+
+    HA 2026.10 moves YAML http settings into its store as a *pending* config on first start
+    and, unless an admin confirms it within five minutes (`http/config/promote`), reverts to
+    its stable config and restarts: a demo or an evaluation would lose HA at minute five.
+    """
+    async with ha_client(base_url, token) as client:
+        config = await client.call({"type": "http/config"})
+        pending = config.get("pending")
+        if pending is None:
+            return False
+        if pending.get("error") is not None:
+            raise SetupError(f"HA refused the demo's http settings: {pending['error']}")
+        await client.call({"type": "http/config/promote"})
+        return True
+
+
 async def set_up_home(
     base_url: str, access_token: str, owner_id: str, broker: tuple[str, int]
 ) -> DemoAccounts:

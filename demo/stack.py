@@ -23,12 +23,34 @@ from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.pairing import display_code
 from botpsy_agent.runtime import App, RuntimeConfig
-from demo.home_setup import DemoAccounts, add_botpsy_integration, onboard, set_up_home
+from demo.home_setup import (
+    DemoAccounts,
+    add_botpsy_integration,
+    confirm_http_settings,
+    onboard,
+    set_up_home,
+)
 from demo.paths import CONFIG, POLICY_TEMPLATE, REPO, RUN
 from devkit.mosquitto import MosquittoBroker, free_port
 
 INSTANCE = "demo"
 HA_START_TIMEOUT_S = 180.0
+RESTART_EXIT_CODE = 100
+"""How Home Assistant asks whoever runs it for a restart (homeassistant.const)."""
+REVERT_DELAY_ENV = "BOTPSY_DEMO_HTTP_REVERT_S"
+"""Seconds before HA reverts unconfirmed http settings (tests shorten HA's five minutes)."""
+
+# HA runs through this launcher, which can shorten the revert delay inside the HA process
+# (tests only); otherwise it is `python -m homeassistant`.
+_HA_LAUNCHER = f"""
+import os, sys
+from datetime import timedelta
+if os.environ.get({REVERT_DELAY_ENV!r}):
+    from homeassistant.components.http import config
+    config.AUTO_REVERT_DELAY = timedelta(seconds=float(os.environ[{REVERT_DELAY_ENV!r}]))
+from homeassistant.__main__ import main
+sys.exit(main())
+"""
 
 type Progress = Callable[[str], None]
 
@@ -56,6 +78,11 @@ class DemoStack:
         self.secret = os.urandom(24).hex()
         self.assist_agent: str | None = None
         """The entity id of our Assist agent in HA, once the integration is added."""
+        self.ha_restarts = 0
+        """How often HA asked for a restart (exit code 100) and was started again."""
+        self._ha_ready = asyncio.Event()
+        self._supervisor: asyncio.Task[None] | None = None
+        self._stopping = False
 
     @property
     def ha_url(self) -> str:
@@ -79,9 +106,18 @@ class DemoStack:
         self.run_dir.mkdir(parents=True)
         self.progress("starting Mosquitto on loopback")
         self.broker.start()
+        config = self.run_dir / "ha"
+        shutil.copytree(CONFIG, config)
+        # Our integration goes in as HACS would install it: its folder alone.
+        integration = REPO / "custom_components" / "botpsy"
+        if (integration / "manifest.json").exists():
+            shutil.copytree(integration, config / "custom_components" / "botpsy")
         await self._start_home_assistant()
         self.progress("onboarding Home Assistant (owner account, no browser needed)")
         token, owner = await onboard(self.ha_url)
+        if await confirm_http_settings(self.ha_url, token):
+            self.progress("confirmed HA's http settings (HA reverts and restarts unconfirmed ones)")
+        self._supervisor = asyncio.create_task(self._supervise_home_assistant())
         self.progress("setting up the demo home: accounts, floors, areas, calendar, shopping list")
         self.accounts = await set_up_home(
             self.ha_url, token, owner, (self.broker.host, self.broker.port)
@@ -92,20 +128,15 @@ class DemoStack:
 
     async def _start_home_assistant(self) -> None:
         config = self.run_dir / "ha"
-        shutil.copytree(CONFIG, config)
-        # Our integration goes in as HACS would install it: its folder alone.
-        integration = REPO / "custom_components" / "botpsy"
-        if (integration / "manifest.json").exists():
-            shutil.copytree(integration, config / "custom_components" / "botpsy")
-        log = (self.run_dir / "home-assistant.log").open("wb")
+        log = (self.run_dir / "home-assistant.log").open("ab")
         self.progress(f"starting Home Assistant on {self.ha_url} (log: {log.name})")
         # HA must find custom_components in its config folder, not the repo's on PYTHONPATH.
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         env["BOTPSY_DEMO_HA_PORT"] = str(self.ha_port)
         self.ha_process = await asyncio.create_subprocess_exec(
             sys.executable,
-            "-m",
-            "homeassistant",
+            "-c",
+            _HA_LAUNCHER,
             "--config",
             str(config),
             "--skip-pip",
@@ -123,12 +154,50 @@ class DemoStack:
                     raise RuntimeError(
                         f"Home Assistant exited; see {self.run_dir / 'home-assistant.log'}"
                     )
+                # Before onboarding HA answers its onboarding view; once onboarded (a
+                # restart) that view is gone and the API answers the admin's token.
+                token = self.accounts.token if self.accounts is not None else None
+                probe = "/api/" if token else "/api/onboarding"
+                headers = {"Authorization": f"Bearer {token}"} if token else {}
                 with contextlib.suppress(aiohttp.ClientError):
-                    async with session.get(f"{self.ha_url}/api/onboarding") as response:
+                    async with session.get(f"{self.ha_url}{probe}", headers=headers) as response:
                         if response.status == 200:
+                            self._ha_ready.set()
                             return
                 await asyncio.sleep(0.5)
         raise TimeoutError(f"Home Assistant did not answer within {HA_START_TIMEOUT_S:.0f} s")
+
+    async def _supervise_home_assistant(self) -> None:
+        """Start HA again when it exits asking for a restart (code 100), as HA OS or a
+        container's restart policy would; the app and the integration reconnect by
+        themselves, and `wait_ready` holds requests until the app is back."""
+        while self.ha_process is not None:
+            code = await self.ha_process.wait()
+            if self._stopping:
+                return
+            self._ha_ready.clear()
+            if code != RESTART_EXIT_CODE:
+                log = self.run_dir / "home-assistant.log"
+                self.progress(f"Home Assistant exited with code {code}; see {log}")
+                return
+            self.ha_restarts += 1
+            self.progress("Home Assistant asked for a restart; starting it again")
+            try:
+                await self._start_home_assistant()
+                await self._wait_app_connected()
+            except (RuntimeError, TimeoutError) as err:
+                self.progress(f"Home Assistant did not come back: {err}")
+                return
+            self.progress("Home Assistant is back")
+
+    async def _wait_app_connected(self) -> None:
+        if self.app is not None:
+            await self.app.client.wait_connected(HA_START_TIMEOUT_S)
+
+    async def wait_ready(self, timeout_s: float = HA_START_TIMEOUT_S) -> None:
+        """Until HA answers and the app is connected to it (at once unless HA restarts)."""
+        await asyncio.wait_for(self._ha_ready.wait(), timeout_s)
+        await self._wait_app_connected()
 
     async def _start_app(self) -> None:
         assert self.accounts is not None
@@ -179,6 +248,12 @@ class DemoStack:
         )
 
     async def stop(self) -> None:
+        self._stopping = True
+        if self._supervisor is not None:
+            self._supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._supervisor
+            self._supervisor = None
         if self.app is not None:
             self.progress("stopping the app")
             with contextlib.suppress(Exception):

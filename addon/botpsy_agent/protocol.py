@@ -19,6 +19,7 @@ class Status(StrEnum):
     REFUSED = "refused"
     ERROR = "error"
     BUSY = "busy"  # queue full or rate limited (error.code says which)
+    WARMING_UP = "warming_up"  # the model is building its prompt prefix; ask again soon
 
 
 class Path(StrEnum):

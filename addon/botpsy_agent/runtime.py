@@ -35,7 +35,7 @@ from botpsy_agent.health import HealthState
 from botpsy_agent.integration_channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
-from botpsy_agent.llm.worker import ModelWorker
+from botpsy_agent.llm.worker import ModelWorker, model_stats
 from botpsy_agent.mqtt.announce import ModelInfo
 from botpsy_agent.mqtt.service import MqttService
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
@@ -168,6 +168,7 @@ class App:
             audit=self.audit,
         )
         self.mqtt.on_connection.append(self._mqtt_state)
+        self.mqtt.model_stats = lambda: model_stats(self.worker)
         await self.mqtt.start()
         await self.mqtt.wait_online()
         self.integration = IntegrationChannel.for_app(

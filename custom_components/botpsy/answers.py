@@ -116,10 +116,11 @@ def answer_for(response: dict[str, Any]) -> Answer:
             translation_key="not_authorized",
             placeholders={"code": str(code)},
         )
-    if status == "busy":
-        return Answer(
-            "", intent.IntentResponseErrorCode.FAILED_TO_HANDLE, translation_key="agent_busy"
-        )
+    if status in {"busy", "warming_up"}:
+        # While warming up, the app's words carry the progress and the estimate.
+        spoken = speech if status == "warming_up" else ""
+        key = None if spoken else ("agent_busy" if status == "busy" else "agent_warming_up")
+        return Answer(spoken, intent.IntentResponseErrorCode.FAILED_TO_HANDLE, translation_key=key)
     if status == "refused":
         nothing_fits = any(
             isinstance(action, dict) and action.get("tool") == "no_tool_fits"

@@ -54,6 +54,20 @@ def response(status: Status, speech: str, code: str | None = None, **extra: Any)
         ),
         (response(Status.ERROR, ""), "", Code.FAILED_TO_HANDLE, "agent_error", False),
         (response(Status.BUSY, "busy", "busy"), "", Code.FAILED_TO_HANDLE, "agent_busy", False),
+        (  # the app's words say how far the warm-up is and how long it takes
+            response(Status.WARMING_UP, "ready in 40 s (60 %)", "warming_up"),
+            "ready in 40 s (60 %)",
+            Code.FAILED_TO_HANDLE,
+            None,
+            False,
+        ),
+        (
+            response(Status.WARMING_UP, "", "warming_up"),
+            "",
+            Code.FAILED_TO_HANDLE,
+            "agent_warming_up",
+            False,
+        ),
         (
             response(Status.REFUSED, "no", "stale_timestamp"),
             "",

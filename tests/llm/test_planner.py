@@ -22,8 +22,9 @@ NOON = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 @pytest.fixture
 async def worker(tiny_qwen35_gguf: Path) -> AsyncIterator[ModelWorker]:
-    worker = ModelWorker(
-        lambda: LlamaEngine(EngineSettings(tiny_qwen35_gguf, context_length=16384))
+    worker = ModelWorker(  # these tests want answers: wait out any prefix build
+        lambda: LlamaEngine(EngineSettings(tiny_qwen35_gguf, context_length=16384)),
+        build_wait_s=600,
     )
     worker.start()
     await worker.wait_loaded()

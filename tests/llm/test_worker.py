@@ -1,5 +1,5 @@
 """The model worker: one job at a time, `busy` when the queue is full, cancel on timeout,
-warm-ups that yield to requests, and a clean stop."""
+and a clean stop. Prefix builds (warm-ups) are tested in test_prefix_build.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from botpsy_agent.llm.engine import Cancelled, EngineSettings, LlamaEngine
+from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.worker import Job, ModelBusy, ModelTimeout, ModelUnavailable, ModelWorker
 from tests.ha_bridge import wait_until
 
@@ -73,31 +73,6 @@ async def test_a_slow_job_is_cancelled_on_timeout(worker: ModelWorker) -> None:
         return "next"
 
     assert await worker.run(quick, timeout_s=5) == "next"  # the worker was freed
-
-
-async def test_a_warm_up_yields_to_a_request(worker: ModelWorker) -> None:
-    warm_started, warm_cancelled_once = threading.Event(), threading.Event()
-    runs: list[str] = []
-
-    def warm(engine: LlamaEngine, cancel: threading.Event) -> None:
-        runs.append("warm")
-        warm_started.set()
-        if not warm_cancelled_once.is_set():
-            while not cancel.wait(0.01):
-                pass
-            warm_cancelled_once.set()
-            raise Cancelled
-
-    worker.warm_up(warm)
-    await asyncio.to_thread(warm_started.wait, 5)
-
-    def request(engine: LlamaEngine, cancel: threading.Event) -> str:
-        runs.append("request")
-        return "answered"
-
-    assert await worker.run(request, timeout_s=5) == "answered"
-    await wait_until(lambda: runs.count("warm") == 2, timeout_s=2)
-    assert runs == ["warm", "request", "warm"]  # pre-empted, then done when idle
 
 
 async def test_a_model_that_fails_to_load_makes_requests_fail_clearly(tmp_path: Path) -> None:

@@ -221,6 +221,7 @@ async def test_ha_coming_online_makes_the_app_announce_again(
         "last_latency",
         "requests_per_minute",
         "queue_length",
+        "model_state",
         "busy",
         "health",
         "reload_model",

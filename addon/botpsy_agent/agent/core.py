@@ -40,7 +40,7 @@ from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_cal
 from botpsy_agent.llm.engine import PromptTooLong
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.prompt import request_context
-from botpsy_agent.llm.worker import ModelBusy, ModelTimeout, ModelUnavailable
+from botpsy_agent.llm.worker import ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp
 from botpsy_agent.policy import (
     Allow,
     Confirm,
@@ -225,7 +225,7 @@ class BotPsyAgent:
 
     # --- the model loop ------------------------------------------------------------------------
 
-    async def _model_loop(self, job: _Job) -> None:  # noqa: PLR0911 - one return per outcome
+    async def _model_loop(self, job: _Job) -> None:
         assert self.planner is not None
         request, home, now, turn = job.request, job.home, job.now, job.turn
         offer = self.offer_for(request.principal, home, job.policy, now)
@@ -245,14 +245,8 @@ class BotPsyAgent:
                         calls_only=step_number == 0,
                     )
                 )
-            except ModelBusy:
-                turn.status, turn.error = Status.BUSY, self._error(request, "busy")
-                return
-            except ModelTimeout:
-                turn.status, turn.error = Status.ERROR, self._error(request, "timeout")
-                return
-            except ModelUnavailable:
-                turn.status, turn.error = Status.ERROR, self._error(request, "model_unavailable")
+            except (ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp) as err:
+                turn.status, turn.error = self._model_failure(request, err)
                 return
             except PromptTooLong as err:  # a clear code, never `internal`
                 _LOGGER.error("Request %s: %s (context_length option)", request.id, err)  # noqa: TRY400
@@ -662,6 +656,20 @@ class BotPsyAgent:
             path=turn.path,
             timings=turn.timings,
         )
+
+    def _model_failure(self, request: AgentRequest, err: Exception) -> tuple[Status, ErrorInfo]:
+        """The answer when the model cannot take the request: busy, too slow, not loaded,
+        or warming up (said with the progress and an estimate)."""
+        if isinstance(err, ModelWarmingUp):
+            seconds = max(1, round(err.eta_s))
+            speech = self._phrases.say(
+                request.language, "errors.warming_up", percent=err.percent, seconds=seconds
+            )
+            return Status.WARMING_UP, ErrorInfo("warming_up", speech)
+        if isinstance(err, ModelBusy):
+            return Status.BUSY, self._error(request, "busy")
+        code = "timeout" if isinstance(err, ModelTimeout) else "model_unavailable"
+        return Status.ERROR, self._error(request, code)
 
     def _error(self, request: AgentRequest, code: str) -> ErrorInfo:
         return ErrorInfo(code, self._phrases.say(request.language, f"errors.{code}"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import hashlib
 import json
 import logging
@@ -62,7 +62,7 @@ class PromptTooLong(EngineError):
 
 
 class Cancelled(Exception):
-    """The job's cancel flag was set (timeout, or a request pre-empting a warm-up)."""
+    """The job's cancel flag was set (its request timed out or gave up), or the worker stops."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,29 @@ class Completion:
     prefix_source: PrefixSource
     prompt_ms: float
     generation_ms: float
+
+
+@dataclass
+class BuildProgress:
+    """A prefix being evaluated now. Written by the model thread, read by anyone."""
+
+    total: int
+    """Tokens in the prefix."""
+    done: int = 0
+    started: float = field(default_factory=time.monotonic)
+    prior_rate: float | None = None
+    """Tokens per second of the previous build, for an estimate before the first batch."""
+
+    @property
+    def percent(self) -> int:
+        return min(99, int(100 * self.done / self.total)) if self.total else 0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left, from this build's rate (or the last one's); None while unknown."""
+        elapsed = time.monotonic() - self.started
+        rate = self.done / elapsed if self.done and elapsed > 0 else self.prior_rate
+        return None if not rate else (self.total - self.done) / rate
 
 
 class LlamaEngine:
@@ -126,6 +149,13 @@ class LlamaEngine:
         self.prefixes = PrefixCache(settings.snapshot_budget_mb * 1024 * 1024, self._store())
         self.evaluated_total = 0
         """Every prompt or generated token evaluated since load (tests count with it)."""
+        self.build: BuildProgress | None = None
+        """The prefix being built now, if any."""
+        self.builds = 0
+        self._build_seconds = 0.0
+        self._build_rate: float | None = None
+        self.abort = threading.Event()
+        """Set when the worker stops: the only thing that interrupts a prefix build."""
         self._vocab = self._llm._model.vocab
 
     # --- text <-> tokens ------------------------------------------------------------------
@@ -165,13 +195,23 @@ class LlamaEngine:
         cuts: Sequence[int] = (),
     ) -> bool:
         """Have a snapshot of `prefix` (and of its shorter prefixes ending at `cuts`): from
-        memory, from disk, or evaluated now. True if anything was evaluated."""
+        memory, from disk, or evaluated now. True if anything was evaluated. `cancel` is
+        checked before; it does not stop a build once begun (see `_build`)."""
+        if cancel is not None and cancel.is_set():
+            raise Cancelled
         ends = _cuts(sorted({*cuts, len(prefix)}), len(prefix), len(prefix))
         if self.prefixes.get(PrefixCache.key(prefix)) is not None:
             return False
         before = self.evaluated_total
-        self._build(prefix, ends, cancel)
+        self._build(prefix, ends)
         return self.evaluated_total > before
+
+    def build_seconds(self) -> float:
+        """Seconds spent building prefixes since load, the build running now included: a
+        request's timeout does not count them."""
+        build = self.build
+        ongoing = time.monotonic() - build.started if build is not None else 0.0
+        return self._build_seconds + ongoing
 
     def complete(
         self,
@@ -353,18 +393,19 @@ class LlamaEngine:
             rest = prompt[current:]
             self._eval(rest, cancel)
             return "extended", len(rest)
-        restored = self._build(prompt, ends, cancel)
+        restored = self._build(prompt, ends)
         rest = prompt[ends[-1] :]
         self._eval(rest, cancel)
         if restored == ends[-1]:
             return "snapshot", len(rest)
         return ("shared" if restored else "fresh"), len(prompt) - restored
 
-    def _build(
-        self, prompt: list[int], ends: tuple[int, ...], cancel: threading.Event | None
-    ) -> int:
+    def _build(self, prompt: list[int], ends: tuple[int, ...]) -> int:
         """Stand at `prompt[:ends[-1]]`: restore the longest prefix with a snapshot, then
-        evaluate and snapshot each further end. Returns where the restored state ended."""
+        evaluate and snapshot each further end. Returns where the restored state ended.
+
+        A job's cancel flag does not stop a build (a cancelled build would start again from
+        zero: with a slow model, a livelock); only `abort` (the worker stopping) does."""
         start = 0
         for end in reversed(ends):
             key = PrefixCache.key(prompt[:end])
@@ -375,13 +416,36 @@ class LlamaEngine:
         else:
             self._llm.reset()
         restored = start
-        for end in ends:
-            if end <= start:
-                continue
-            self._eval(prompt[start:end], cancel)
-            self._save(PrefixCache.key(prompt[:end]))
-            start = end
+        if ends[-1] <= start:
+            return restored
+        progress = BuildProgress(ends[-1] - start, prior_rate=self._build_rate)
+        self.build = progress
+        try:
+            for end in ends:
+                if end <= start:
+                    continue
+                self._eval_building(prompt[start:end], progress)
+                self._save(PrefixCache.key(prompt[:end]))
+                start = end
+        finally:
+            elapsed = time.monotonic() - progress.started
+            self._build_seconds += elapsed
+            self.build = None
+        self.builds += 1
+        if elapsed > 0:
+            self._build_rate = progress.total / elapsed
+        _LOGGER.info("Prefix of %d tokens built in %.1f s", progress.total, elapsed)
         return restored
+
+    def _eval_building(self, tokens: list[int], progress: BuildProgress) -> None:
+        for first in range(0, len(tokens), self.settings.batch_size):
+            if self.abort.is_set():
+                self._llm.reset()
+                raise Cancelled
+            chunk = tokens[first : first + self.settings.batch_size]
+            self._llm.eval(chunk)
+            progress.done += len(chunk)
+        self.evaluated_total += len(tokens)
 
     def _evaluated_equals(self, tokens: list[int]) -> bool:
         evaluated = self._llm.input_ids[: len(tokens)]

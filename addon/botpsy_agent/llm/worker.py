@@ -3,8 +3,12 @@
 A `Llama` is not thread-safe, so every model job runs here, one at a time. The asyncio side
 submits jobs and awaits them; a full queue answers `ModelBusy` at once; a job that outlives its
 timeout is cancelled (the engine checks the flag between tokens and batches). Warm-ups
-(prefix snapshots for a changed entity listing) run only when no request waits, and yield to
-one that arrives.
+(prefix snapshots for a changed entity listing) start only when no request waits.
+
+A prefix build, in a warm-up or inside a request, is never cancelled by a request: it runs to
+its end (cancelling it meant starting again from zero, a livelock on a slow machine). Its time
+is not charged to any request's timeout; a request that would wait longer than
+`build_wait_s` for it is answered `ModelWarmingUp` at once, with the progress and an estimate.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import threading
 import time
 from typing import Any
 
-from botpsy_agent.llm.engine import Cancelled, LlamaEngine
+from botpsy_agent.llm.engine import BuildProgress, Cancelled, LlamaEngine
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -39,9 +43,24 @@ class ModelUnavailable(Exception):
     """No model is loaded (loading, failed, or stopped)."""
 
 
+class ModelWarmingUp(Exception):
+    """A prefix build is under way and would outlast the request's wait for it."""
+
+    def __init__(self, percent: int, eta_s: float) -> None:
+        super().__init__(f"the model is warming up ({percent} %, about {eta_s:.0f} s left)")
+        self.percent = percent
+        self.eta_s = eta_s
+
+
+BUILD_WAIT_S = 20.0
+"""How long a request waits for a prefix build before it is answered `warming_up`: with the
+request's own 60 s, under the integration's 90 s wait for an answer."""
+_POLL_S = 0.25
+
+
 @dataclass(order=True)
 class _Item:
-    priority: int  # 0: a request, 1: a warm-up
+    priority: int  # 0: a request, 1: a warm-up, 2: stop
     sequence: int
     job: Job[Any] = field(compare=False)
     cancel: threading.Event = field(compare=False)
@@ -51,12 +70,37 @@ class _Item:
 _STOP = object()
 
 
+def model_stats(worker: ModelWorker | None) -> dict[str, Any]:
+    """The model's part of the `stats` topic: `none`, `warming_up` (with how far) or `ready`."""
+    build = None if worker is None else worker.warming
+    if build is not None:
+        eta = build.eta_s
+        return {
+            "model_state": "warming_up",
+            "warming_up_percent": build.percent,
+            "warming_up_eta_s": None if eta is None else round(eta),
+        }
+    ready = worker is not None and worker.alive and worker.engine is not None
+    return {
+        "model_state": "ready" if ready else "none",
+        "warming_up_percent": None,
+        "warming_up_eta_s": None,
+    }
+
+
 class ModelWorker:
     """Owns the engine; runs jobs one at a time on its own thread."""
 
-    def __init__(self, engine_factory: Callable[[], LlamaEngine], max_queue: int = 4) -> None:
+    def __init__(
+        self,
+        engine_factory: Callable[[], LlamaEngine],
+        max_queue: int = 4,
+        *,
+        build_wait_s: float = BUILD_WAIT_S,
+    ) -> None:
         self._factory = engine_factory
         self.max_queue = max_queue
+        self.build_wait_s = build_wait_s
         self._queue: queue.PriorityQueue[_Item] = queue.PriorityQueue()
         self._sequence = itertools.count()
         self._waiting_requests = 0
@@ -90,6 +134,8 @@ class ModelWorker:
         with self._lock:
             if self._current is not None:
                 self._current.cancel.set()
+        if self.engine is not None:
+            self.engine.abort.set()  # the one thing that interrupts a prefix build
         self._refuse_remaining()  # now: a thread stuck in a job would never reach them
         stop_item = _Item(2, next(self._sequence), lambda e, c: _STOP, threading.Event(), Future())
         self._queue.put(stop_item)
@@ -105,10 +151,19 @@ class ModelWorker:
     @property
     def current_job(self) -> tuple[int, bool] | None:
         """The job running now as (sequence number, asked to stop), or None: lets a watchdog
-        see a job that ignores its cancellation."""
+        see a job that ignores its cancellation. A job building a prefix is not asked to
+        stop (the build runs to its end, making progress)."""
         with self._lock:
             item = self._current
-            return None if item is None else (item.sequence, item.cancel.is_set())
+            if item is None:
+                return None
+            return item.sequence, item.cancel.is_set() and self.warming is None
+
+    @property
+    def warming(self) -> BuildProgress | None:
+        """The prefix build under way, if any (for `warming_up` answers and the stats)."""
+        engine = self.engine
+        return None if engine is None else engine.build
 
     @property
     def queue_length(self) -> int:
@@ -122,23 +177,58 @@ class ModelWorker:
     # --- jobs --------------------------------------------------------------------------------
 
     async def run[T](self, job: Job[T], timeout_s: float) -> T:
-        """Run a request job; `ModelBusy` if the queue is full, `ModelTimeout` if too slow."""
+        """Run a request job; `ModelBusy` if the queue is full, `ModelTimeout` if too slow,
+        `ModelWarmingUp` if a prefix build would keep it waiting over `build_wait_s`.
+
+        `timeout_s` counts the request's own time: what the worker spends building a
+        prefix meanwhile (for this request or another) is not charged to it."""
         if not self.alive or (self.loaded.is_set() and self.engine is None):
             raise ModelUnavailable("no model is loaded")
+        self._refuse_if_warming(self.build_wait_s)
         with self._lock:
             if self._waiting_requests >= self.max_queue:
                 raise ModelBusy(f"{self._waiting_requests} requests are already waiting")
             self._waiting_requests += 1
-            # A request pre-empts a warm-up in progress; the warm-up is queued again.
-            if self._current is not None and self._current.priority == 1:
-                self._current.cancel.set()
         item = _Item(0, next(self._sequence), job, threading.Event(), Future())
         self._queue.put(item)
+        future: asyncio.Future[T] = asyncio.wrap_future(item.future)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(item.future), timeout_s)
-        except TimeoutError:
-            item.cancel.set()
-            raise ModelTimeout(f"the model did not answer within {timeout_s:g} s") from None
+            return await self._answer(future, timeout_s)
+        except BaseException:
+            item.cancel.set()  # the job stops (a prefix build in it runs to its end)
+            raise
+
+    async def _answer[T](self, future: asyncio.Future[T], timeout_s: float) -> T:
+        loop = asyncio.get_running_loop()
+        started, built_before = loop.time(), self._build_seconds()
+        waited_on_builds = 0.0
+        while True:
+            building = self._build_seconds() - built_before
+            if building > waited_on_builds:  # a build ran while this request waited
+                waited_on_builds = building
+                self._refuse_if_warming(self.build_wait_s - building)
+            remaining = timeout_s - (loop.time() - started - building)
+            if remaining <= 0:
+                raise ModelTimeout(f"the model did not answer within {timeout_s:g} s")
+            # asyncio.wait, not wait_for(shield(...)): a cancelled shield would report the
+            # job's later exception as "exception in shielded future".
+            done, _ = await asyncio.wait({future}, timeout=min(remaining, _POLL_S))
+            if done:
+                return future.result()
+
+    def _refuse_if_warming(self, wait_left_s: float) -> None:
+        build = self.warming
+        if build is None:
+            return
+        eta = build.eta_s
+        if eta is not None and eta > wait_left_s:
+            raise ModelWarmingUp(build.percent, eta)
+        if wait_left_s <= 0:
+            raise ModelWarmingUp(build.percent, eta or 0.0)
+
+    def _build_seconds(self) -> float:
+        engine = self.engine
+        return 0.0 if engine is None else engine.build_seconds()
 
     def warm_up(self, job: Job[Any]) -> None:
         """Queue background work that yields to requests (e.g. a prefix snapshot)."""
@@ -181,8 +271,6 @@ class ModelWorker:
         try:
             item.future.set_result(self._call(item))
         except Cancelled as cancelled:
-            if item.priority == 1:
-                self.warm_up(item.job)  # pre-empted: try again when requests are done
             if item.future.running():
                 item.future.set_exception(cancelled)
         except Exception as err:

@@ -163,6 +163,21 @@ def discovery_payload(settings: ApiSettings) -> dict[str, Any]:
                 **stats,
                 **available,
             ),
+            "model_state": entity(
+                "sensor",
+                "model_state",
+                "Model state",
+                # "model warming up, 40 %" while the prompt prefix is built, else the state.
+                value_template="{% if value_json.model_state == 'warming_up' %}"
+                "model warming up, {{ value_json.warming_up_percent }} %"
+                "{% else %}{{ value_json.model_state | default('none') }}{% endif %}",
+                json_attributes_topic=topics.stats,
+                json_attributes_template="{{ {'percent': value_json.warming_up_percent,"
+                " 'eta_s': value_json.warming_up_eta_s} | tojson }}",
+                icon="mdi:brain",
+                **stats,
+                **available,
+            ),
             "busy": entity(
                 "binary_sensor",
                 "busy",

@@ -140,7 +140,9 @@ class Dispatcher:
             stopped = _failure(routed.request.id, ErrorCode.SHUTTING_DOWN, "the app stopped")
             self._outcomes.finish(key, stopped, keep=False)
             raise
-        self._outcomes.finish(key, response, keep=response.status is not Status.BUSY)
+        # Not kept: a retry of a `busy` or `warming_up` answer must run again.
+        keep = response.status not in {Status.BUSY, Status.WARMING_UP}
+        self._outcomes.finish(key, response, keep=keep)
         self._report_actions(routed.request, routed.principal, response)
         return Answer(routed.reply, response, message.correlation_data)
 

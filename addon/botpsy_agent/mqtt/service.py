@@ -27,6 +27,12 @@ from botpsy_agent.protocol import Agent
 _LOGGER = logging.getLogger(__name__)
 ONLINE, OFFLINE = "online", "offline"
 STATS_MIN_INTERVAL_S = 1.0
+WARMING_UP_STATS_INTERVAL_S = 2.0
+NO_MODEL_STATS: dict[str, Any] = {
+    "model_state": "none",
+    "warming_up_percent": None,
+    "warming_up_eta_s": None,
+}
 OFFLINE_ACK_TIMEOUT_S = 3.0
 
 
@@ -78,6 +84,8 @@ class MqttService:
         self.on_connection: list[Callable[[bool], None]] = []
         """Told True on every (re)connect, False on every loss of the broker."""
         self._problems: tuple[str, ...] = ()
+        self.model_stats: Callable[[], dict[str, Any]] = lambda: dict(NO_MODEL_STATS)
+        """The model's state for `stats` (the runtime points it at its worker)."""
 
     @property
     def online(self) -> bool:
@@ -153,6 +161,7 @@ class MqttService:
         stats = self.dispatcher.stats.to_json()
         stats["health"] = "degraded" if self._problems else "ok"
         stats["problems"] = list(self._problems)
+        stats.update(self.model_stats())
         payload = json_payload(stats)
         self.connection.publish(self.topics.stats, payload, qos=0, retain=True)
 
@@ -162,8 +171,11 @@ class MqttService:
     async def _publish_stats_forever(self) -> None:
         """On change (at most once a second), and every `stats_interval_s` for the rate."""
         while True:
+            interval = self.api.stats_interval_s
+            if self.model_stats()["model_state"] == "warming_up":
+                interval = min(interval, WARMING_UP_STATS_INTERVAL_S)  # the progress moves
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stats_dirty.wait(), self.api.stats_interval_s)
+                await asyncio.wait_for(self._stats_dirty.wait(), interval)
             self._stats_dirty.clear()
             if self.connection.connected:
                 self._publish_stats()

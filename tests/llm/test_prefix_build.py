@@ -1,0 +1,148 @@
+"""A prefix build always finishes and never fails a request (issues 13 item 0, 15 item 4).
+
+Real llama.cpp on a random-weight model large enough that evaluating a ~2,400-token prefix
+takes seconds here. Before, a request pre-empted the warm-up, evaluated the prefix itself,
+was cancelled at its timeout and the warm-up started again from zero; now the build runs to
+its end, its time is not charged to any request, and a request that would wait longer than
+`build_wait_s` is answered `ModelWarmingUp` with the progress and an estimate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+import threading
+import time
+
+import pytest
+
+from botpsy_agent.llm.engine import Completion, EngineSettings, LlamaEngine
+from botpsy_agent.llm.worker import Job, ModelWarmingUp, ModelWorker, model_stats
+from devkit.tiny_gguf import ModelShape, cached_model
+from tests.ha_bridge import wait_until
+
+# Small enough to write in seconds, slow enough that a prefix build is seen from outside.
+WARM_UP_SHAPE = ModelShape(
+    arch="qwen35", n_embd=256, n_layer=4, n_head=4, n_head_kv=2, head_dim=64, n_ff=768,
+    context_length=8192,
+)  # fmt: skip
+PREFIX_TOKENS = 2400
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def warm_up_gguf() -> Path:
+    return cached_model(WARM_UP_SHAPE, "warm-up-qwen35")
+
+
+def worker_for(model: Path, *, build_wait_s: float) -> ModelWorker:
+    settings = EngineSettings(model, context_length=4096, batch_size=128, threads=2)
+    return ModelWorker(lambda: LlamaEngine(settings), build_wait_s=build_wait_s)
+
+
+@pytest.fixture
+async def make_worker(warm_up_gguf: Path) -> AsyncIterator[Callable[[float], ModelWorker]]:
+    workers: list[ModelWorker] = []
+
+    def make(build_wait_s: float) -> ModelWorker:
+        worker = worker_for(warm_up_gguf, build_wait_s=build_wait_s)
+        worker.start()
+        workers.append(worker)
+        return worker
+
+    yield make
+    for worker in workers:
+        await asyncio.to_thread(worker.stop)
+
+
+def prompt_of(engine: LlamaEngine, request: str) -> tuple[list[int], int]:
+    """A long system prefix (the same for every request) and a short request after it."""
+    system = "<|im_start|>system\n" + "The hall light and the kitchen blind are here. " * 400
+    prefix = engine.tokenize(system)[:PREFIX_TOKENS]
+    rest = engine.tokenize(f"<|im_end|>\n<|im_start|>user\n{request}<|im_end|>\n")
+    return prefix + rest, len(prefix)
+
+
+def warm_job(engine: LlamaEngine, cancel: threading.Event) -> None:
+    prompt, prefix = prompt_of(engine, "")
+    engine.warm(prompt[:prefix], cancel)
+
+
+def request_job(text: str) -> Job[Completion]:
+    def job(engine: LlamaEngine, cancel: threading.Event) -> Completion:
+        prompt, prefix = prompt_of(engine, text)
+        return engine.complete(prompt, prefix, None, 2, cancel=cancel)
+
+    return job
+
+
+async def building(worker: ModelWorker) -> None:
+    """Until a build is under way and has a measured rate (its first batch is done)."""
+    await wait_until(lambda: (b := worker.warming) is not None and b.done > 0, timeout_s=60)
+
+
+async def test_a_request_during_a_warm_up_waits_for_it_and_is_answered(
+    make_worker: Callable[[float], ModelWorker],
+) -> None:
+    worker = make_worker(120)
+    engine = await worker.wait_loaded()
+    worker.warm_up(warm_job)
+    await building(worker)
+    # A timeout far shorter than the build: the build's time is not the request's.
+    completion = await worker.run(request_job("turn on the hall light"), timeout_s=3.0)
+    assert completion.prefix_source in {"extended", "snapshot"}  # the warm-up's state, not rebuilt
+    assert completion.evaluated_tokens < 60
+    assert engine.builds == 1  # the warm-up finished once and was never started again
+    assert worker.warming is None
+
+
+async def test_a_request_that_builds_its_own_prefix_is_not_timed_out_by_it(
+    make_worker: Callable[[float], ModelWorker],
+) -> None:
+    worker = make_worker(120)
+    engine = await worker.wait_loaded()
+    completion = await worker.run(request_job("close the kitchen blind"), timeout_s=3.0)
+    assert completion.prefix_source == "fresh"
+    assert engine.builds == 1
+    again = await worker.run(request_job("open the kitchen blind"), timeout_s=3.0)
+    assert again.prefix_source == "snapshot"
+
+
+async def test_a_request_is_told_warming_up_at_once_and_the_build_completes(
+    make_worker: Callable[[float], ModelWorker],
+) -> None:
+    worker = make_worker(0.2)
+    engine = await worker.wait_loaded()
+    worker.warm_up(warm_job)
+    await building(worker)
+    stats = model_stats(worker)
+    if stats["model_state"] != "warming_up" or stats["warming_up_percent"] > 80:
+        pytest.skip("the machine starved the test until the build was nearly done")
+    assert stats["model_state"] == "warming_up"
+    assert 0 <= stats["warming_up_percent"] < 100 and stats["warming_up_eta_s"] is not None
+    started = time.monotonic()
+    with pytest.raises(ModelWarmingUp) as warming:
+        await worker.run(request_job("turn on the hall light"), timeout_s=60)
+    assert time.monotonic() - started < 1.0  # at once, not after the build
+    assert 0 <= warming.value.percent < 100 and warming.value.eta_s > 0
+    assert f"{warming.value.percent} %" in str(warming.value)
+    await wait_until(lambda: worker.warming is None, timeout_s=120)
+    assert engine.builds == 1  # the refused request did not stop or restart the build
+    assert model_stats(worker)["model_state"] == "ready"
+    answered = await worker.run(request_job("turn on the hall light"), timeout_s=5)
+    assert answered.prefix_source in {"extended", "snapshot"}
+
+
+async def test_stopping_the_worker_interrupts_a_build(
+    make_worker: Callable[[float], ModelWorker],
+) -> None:
+    worker = make_worker(120)
+    await worker.wait_loaded()
+    worker.warm_up(warm_job)
+    await building(worker)
+    started = time.monotonic()
+    await asyncio.to_thread(worker.stop, 30)
+    assert not worker.alive
+    assert time.monotonic() - started < 5
