@@ -29,12 +29,11 @@ from botpsy_agent.config import DEFAULT_OPTIONS, ModelChoice as Quant, parse_opt
 from botpsy_agent.models.catalog import CATALOG, HUGGING_FACE_BASE_URL
 from botpsy_agent.models.store import ensure_model, plan_model
 from demo.assist import AssistClient, show_assist
-from demo.client import AgentClient
+from demo.client import WARM_UP_RETRY_S, AgentClient
 from demo.stack import INSTANCE, DemoStack, ModelChoice, quiet_libraries
 from devkit.tiny_gguf import TINY_QWEN35, cached_model
 
 ANSWERED = {"done", "needs_confirmation", "needs_clarification", "refused"}
-WARM_UP_RETRY_S = 5.0
 
 
 def say(line: str) -> None:
@@ -146,15 +145,14 @@ class Conversation:
             self.conversation_id = result.get("conversation_id") or self.conversation_id
             print(json.dumps(result, indent=2)) if as_json else show_assist(result)
             return bool(result.get("response", {}).get("response_type") != "error")
-        answer = await self.client.ask(
-            text, self.people[self.user], conversation_id=self.conversation_id
+        answer = await self.client.ask_when_warm(
+            text,
+            self.people[self.user],
+            conversation_id=self.conversation_id,
+            on_wait=lambda a: say(
+                f"{a.get('speech', '')} (asking again in {WARM_UP_RETRY_S:.0f} s)"
+            ),
         )
-        while answer["status"] == "warming_up":  # the model builds its prompt: ask again
-            say(f"{answer.get('speech', '')} (asking again in {WARM_UP_RETRY_S:.0f} s)")
-            await asyncio.sleep(WARM_UP_RETRY_S)
-            answer = await self.client.ask(
-                text, self.people[self.user], conversation_id=self.conversation_id
-            )
         self.conversation_id = answer.get("conversation_id") or self.conversation_id
         print(json.dumps(answer, indent=2)) if as_json else show(answer)
         return bool(answer["status"] in ANSWERED)

@@ -7,6 +7,7 @@ checks the signature, the user's permissions and only then acts.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 import itertools
 import json
 import threading
@@ -17,6 +18,9 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from botpsy_agent.mqtt.signing import sign
+
+WARM_UP_RETRY_S = 5.0
+"""How often a request answered `warming_up` is asked again."""
 
 
 class AgentClient:
@@ -46,6 +50,24 @@ class AgentClient:
     async def close(self) -> None:
         self._client.disconnect()
         await asyncio.to_thread(self._client.loop_stop)
+
+    async def ask_when_warm(
+        self,
+        text: str,
+        user_id: str,
+        *,
+        conversation_id: str | None = None,
+        on_wait: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
+        """`ask`, asked again while the app answers `warming_up` (its model is building its
+        prompt; the answer carries progress and an estimate)."""
+        answer = await self.ask(text, user_id, conversation_id=conversation_id)
+        while answer["status"] == "warming_up":
+            if on_wait is not None:
+                on_wait(answer)
+            await asyncio.sleep(WARM_UP_RETRY_S)
+            answer = await self.ask(text, user_id, conversation_id=conversation_id)
+        return answer
 
     async def ask(
         self,

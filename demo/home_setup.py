@@ -187,6 +187,9 @@ async def set_up_home(
             "protocol": "5",
             "other_settings": {"set_client_cert": False, "set_ca_cert": "off", "transport": "tcp"},
         }
+        # Onboarding adds HA's own "Shopping list": two lists of one name would make every
+        # "add milk to the shopping list" ambiguous, for HA's agent and ours alike.
+        await _remove_entries(client, base_url, access_token, "shopping_list")
         for handler, data in (
             ("mqtt", mqtt),
             ("local_calendar", {"calendar_name": "Family"}),
@@ -211,6 +214,18 @@ async def set_up_home(
         )
         await _add_calendar_and_list(client)
         return DemoAccounts(owner_id, child_id, token)
+
+
+async def _remove_entries(client: HaClient, base_url: str, token: str, domain: str) -> None:
+    """Remove every config entry of `domain` (HA's REST API; its WebSocket lists them)."""
+    entries = await client.call({"type": "config_entries/get", "domain": domain})
+    auth = {"Authorization": f"Bearer {token}"}
+    async with aiohttp.ClientSession(headers=auth) as session:
+        for entry in entries:
+            url = f"{base_url}/api/config/config_entries/entry/{entry['entry_id']}"
+            async with session.delete(url) as response:
+                if response.status != 200:
+                    raise SetupError(f"removing {domain}: HA answered {response.status}")
 
 
 async def _config_flow(

@@ -50,6 +50,8 @@ async def test_an_unasked_action_is_asked_about_not_executed(ha_bridge: HaBridge
     ("text", "proposed"),
     [
         ("what is the capital of France?", call("turn_on", entity_id=["climate.heatpump"])),
+        # The real 0.5B read six states for this one (and said them four times).
+        ("what is the capital of France?", call("get_state", entity_id=["climate.heatpump"])),
         ("book me a flight to Paris", call("turn_on", entity_id=["light.bed_light"])),
         (
             "book me a flight to Paris",
@@ -73,6 +75,16 @@ async def test_a_request_with_no_home_intent_executes_nothing(
     assert answer.speech == "Sorry, I can't help with that."
     assert [a.outcome for a in answer.actions] == [Outcome.REFUSED]
     assert states(ha_bridge) == before
+
+
+async def test_a_list_is_not_grounded_by_the_tool_alone(ha_bridge: HaBridge) -> None:
+    """The real 0.5B put the dentist on the shopping list: "add" asks for adding, but
+    nothing in the words names the list."""
+    proposed = call("add_todo_item", list_id="todo.shopping_list", item="dentist appointment")
+    agent = make_agent(ha_bridge, always(proposed))
+    answer = await agent.handle(ask("add a dentist appointment tomorrow at 3 pm", admin(ha_bridge)))
+    assert answer.status is Status.NEEDS_CONFIRMATION, answer
+    assert answer.speech == "Did you want me to add dentist appointment to Shopping list?"
 
 
 async def test_an_asked_action_runs(ha_bridge: HaBridge) -> None:

@@ -201,7 +201,7 @@ async def test_refusals_are_honest_and_change_nothing(ha_bridge: HaBridge) -> No
 
 async def test_the_step_limit_ends_a_loop_that_gets_nowhere(ha_bridge: HaBridge) -> None:
     def choose(request: PlanRequest) -> list[RawCall]:
-        return [call("delete_event", calendar_id="calendar.nowhere", uid="x")]
+        return [call("delete_event", calendar_id="calendar.nowhere", uid=f"x{request.step}")]
 
     planner = ScriptedPlanner(choose)
     agent = make_agent(ha_bridge, planner, settings=AgentSettings(max_steps=3))
@@ -210,6 +210,16 @@ async def test_the_step_limit_ends_a_loop_that_gets_nowhere(ha_bridge: HaBridge)
     assert response.error is not None and response.error.code == "step_limit"
     assert len(planner.requests) == 3
     assert all(a.outcome is Outcome.FAILED for a in response.actions)
+
+
+async def test_the_same_calls_again_end_the_loop(ha_bridge: HaBridge) -> None:
+    """The real 0.5B read the same states four times; each reading was said again."""
+    planner = ScriptedPlanner(lambda request: [call("get_state", entity_id=["light.bed_light"])])
+    agent = make_agent(ha_bridge, planner, settings=AgentSettings(max_steps=4))
+    response = await agent.handle(ask("how is the bed light doing", admin(ha_bridge)))
+    assert len(planner.requests) == 2  # the repeat is seen, not run
+    assert len(response.actions) == 1
+    assert response.speech.count("Bed Light") == 1
 
 
 async def test_invalid_model_output_is_fed_back_then_an_error(ha_bridge: HaBridge) -> None:

@@ -139,8 +139,9 @@ class Evaluation:
         answers: list[dict[str, Any]] = []
         conversation: str | None = None
         for turn in case.turns:
+            await self.stack.wait_ready()  # at once, unless HA is restarting
             started = time.monotonic()
-            answer = await self.client.ask(
+            answer = await self.client.ask_when_warm(
                 turn.say, self.people[case.user], conversation_id=conversation
             )
             outcome.latencies_ms.append((time.monotonic() - started) * 1000)

@@ -57,6 +57,11 @@ def test_forced_generation_yields_a_valid_call_for_every_tool(
 
 
 ENTITY_ID = re.compile(r"\b[a-z_]+\.[a-z0-9_]+\b")
+FREE_TEXT = re.compile(
+    r"<parameter=(?:question|reason|message|summary|item|description|location|title)>"
+    r".*?</parameter>",
+    re.DOTALL,
+)
 
 
 @pytest.mark.parametrize(("principal", "name"), [(child, "child"), (guest, "guest")])
@@ -91,7 +96,10 @@ def test_out_of_scope_entities_never_come_out_of_the_grammar(
             }
             assert ids <= allowed, (name, ids - allowed)
             seen_ids |= ids
-        assert not forbidden & set(ENTITY_ID.findall(completion.text)) - set(by_name)
+        # Free text (a question, a reason) may spell anything, an id included: it is spoken,
+        # never a target. Everywhere else an id comes from the principal's enums.
+        outside_text = FREE_TEXT.sub("", completion.text)
+        assert not forbidden & set(ENTITY_ID.findall(outside_text)) - set(by_name)
     assert seen_ids  # the samples did name entities: all of them allowed
 
 

@@ -233,6 +233,7 @@ class BotPsyAgent:
         area = home.areas[request.area_id].name if request.area_id in home.areas else None  # type: ignore[index]
         user = {"role": "user", "content": f"{request_context(now, area_name=area)} {request.text}"}
         messages = [*job.conversation.history, user]
+        made: set[str] = set()
         for step_number in range(self.settings.max_steps):
             try:
                 plan = await self.planner.plan(
@@ -253,6 +254,10 @@ class BotPsyAgent:
                 turn.status, turn.error = Status.ERROR, self._error(request, err.code)
                 return
             turn.timings.model_ms += plan.model_ms
+            said = {json.dumps([c.name, c.arguments], sort_keys=True) for c in plan.calls}
+            if said and said <= made:
+                break  # the same calls again: no progress, and each would be said again
+            made |= said
             if not plan.calls:
                 # The model's words after tool results end the turn; they are not spoken:
                 # the answer is said from the results (the phrasebook), so it cannot claim

@@ -13,8 +13,9 @@ request before it can run:
   the call names, a device word with a whole-home word ("all the lights"), a device word in
   the speaker's own room, or a word pointing back at what this conversation last acted on.
 
-Reads are not checked (they change nothing and stay inside the principal's scope), and the
-fast path's calls are grounded by construction (they were recognised from the words). An
+Reads need only a request about the home (they change nothing and stay inside the
+principal's scope), and the fast path's calls are grounded by construction (they were
+recognised from the words). An
 ungrounded action is never executed: when the request has some home intent it becomes a
 question ("Did you want me to turn on the bedroom light?"), otherwise the request gets
 "no tool fits". Tool output (entity names, events, list items) never grounds anything: only
@@ -102,7 +103,9 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
     """Whether this resolved, model-proposed call was asked for."""
     call = resolved.call
     if call.access is not Access.CONTROL:
-        return Verdict.GROUNDED
+        # Reads change nothing and stay in scope, but a request about nothing of the home
+        # ("what is the capital of France?") gets no answer made of states either.
+        return Verdict.GROUNDED if has_home_intent(request, home) else Verdict.NO_HOME_INTENT
     language = request.base_language if request.base_language in KINDS else "en"
     kind = request.says_any(KINDS[language].get(call.name, ())) or (
         call.name in request.referent_tools and request.says_any(REFERRING.get(language, ()))
@@ -131,9 +134,8 @@ def _target_named(
 ) -> bool:
     if request.says_any(_distinctive(entity, home)):
         return True
-    says_device = request.says_any(DOMAINS[language].get(entity.domain, ())) or (
-        _implied_domain(resolved, entity)
-    )
+    names_device = request.says_any(DOMAINS[language].get(entity.domain, ()))
+    says_device = names_device or _implied_domain(resolved, entity)
     spec = resolved.call.target_fields()
     named_places: list[Area | Floor] = []
     if spec is not None:
@@ -150,8 +152,8 @@ def _target_named(
                 any(p is not None and request.says_any(_place_names(p)) for p in own_places)
                 or request.says_any(EVERYWHERE.get(language, ()))
                 or in_speakers_room
-                # the home's only one of its kind: "the calendar", "the vacuum"
-                or len(home.by_domain.get(entity.domain, ())) == 1
+                # the home's only one of its kind, named: "the calendar", "the vacuum"
+                or (names_device and len(home.by_domain.get(entity.domain, ())) == 1)
             )
         )
         or (

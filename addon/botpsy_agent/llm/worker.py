@@ -196,6 +196,7 @@ class ModelWorker:
             return await self._answer(future, timeout_s)
         except BaseException:
             item.cancel.set()  # the job stops (a prefix build in it runs to its end)
+            future.add_done_callback(_unheard)  # nobody waits for its outcome any more
             raise
 
     async def _answer[T](self, future: asyncio.Future[T], timeout_s: float) -> T:
@@ -299,3 +300,10 @@ class ModelWorker:
                 return
             if item.priority == 0 and item.future.set_running_or_notify_cancel():
                 item.future.set_exception(ModelUnavailable("the model worker stopped"))
+
+
+def _unheard(future: asyncio.Future[Any]) -> None:
+    """Retrieve the outcome of a job whose request has gone (it ends `Cancelled`), so
+    asyncio does not report it as an exception nobody looked at."""
+    if not future.cancelled():
+        future.exception()
