@@ -29,6 +29,7 @@ from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.executor import Executor
 from botpsy_agent.ha.index import EntityIndex
+from botpsy_agent.ha.notices import PersistentNotices
 from botpsy_agent.ha.registries import HaUser as HaUserEntry
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.health import HealthState
@@ -177,6 +178,7 @@ class App:
             policies=self.policies,
             known_user_ids=self._known_user_ids,
             supervisor=config.supervisor,
+            notices=PersistentNotices(self.client, config.api.instance),
         )
         await self.integration.start()
         await self.integration.wait_online()
