@@ -28,6 +28,7 @@ from botpsy_agent.agent.planner import Planner, PlanRequest
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import FastPath
+from botpsy_agent.ha.executor import ExecutionKey
 from botpsy_agent.home.model import Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
 from botpsy_agent.llm.parse import RawCall
@@ -78,7 +79,7 @@ class ExecutionLike(Protocol):
 
 
 class ActionRunner(Protocol):
-    async def execute(self, request_id: str, resolved: ResolvedCall) -> ExecutionLike: ...
+    async def execute(self, key: ExecutionKey, resolved: ResolvedCall) -> ExecutionLike: ...
 
 
 @dataclass(frozen=True)
@@ -363,7 +364,8 @@ class BotPsyAgent:
             )
         started = time.monotonic()
         number = sequence or f"{len(turn.steps)}"
-        execution = await self._executor.execute(f"{request.id}:{number}", resolved)
+        key = ExecutionKey(request.principal.key, request.id, number)
+        execution = await self._executor.execute(key, resolved)
         turn.timings.ha_ms += (time.monotonic() - started) * 1000
         report.result = execution.to_json()
         status = str(getattr(execution.status, "value", execution.status))
