@@ -318,7 +318,9 @@ class BotPsyAgent:
         decision = authorize(policy, request.principal, resolved, now)
         report.rule = decision.rule
         if isinstance(decision, Deny):
+            # The service calls were computed from the entity's state: a refusal shows none.
             report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.service_calls = []
             report.error = ErrorInfo(decision.reason.value, decision.message)
             return _Step(
                 report,
@@ -456,6 +458,7 @@ class BotPsyAgent:
         report.rule = decision.rule
         if isinstance(decision, Deny):
             report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.service_calls = []  # computed from state: a refusal shows none
             report.error = ErrorInfo(decision.reason.value, decision.message)
             turn.steps.append(
                 _Step(report, Status.REFUSED, self._replies.refused(language, decision, home), {})
