@@ -167,6 +167,7 @@ class App:
             model=None,
             on_reload_model=self.reload_model,
             audit=self.audit,
+            message_bodies=config.audit_message_bodies,
         )
         self.mqtt.on_connection.append(self._mqtt_state)
         await self.mqtt.start()

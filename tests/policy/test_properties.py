@@ -253,7 +253,7 @@ def test_anonymous_without_rules_gets_nothing_but_conversation_moves(
     ],
 )
 def test_days_are_the_days_a_window_starts_on(when: datetime, active: bool) -> None:
-    """Issue 18, finding 10: a Sunday–Thursday 21:00–07:00 window was checked against the
+    """Issue 18, finding 10: a Sunday-Thursday 21:00-07:00 window was checked against the
     clock's day, so it allowed at Friday 01:00 and denied at Sunday 01:00."""
     window = Window(time(21, 0), time(7, 0), frozenset({6, 0, 1, 2, 3}))
     assert window.active(when) is active

@@ -44,6 +44,7 @@ class MqttService:
         model: ModelInfo | None = None,
         on_reload_model: Callable[[], Awaitable[None]] | None = None,
         audit: DoorAudit | None = None,
+        message_bodies: bool = False,
     ) -> None:
         self.api = api or ApiSettings()
         self.topics = Topics.of(self.api)
@@ -52,7 +53,13 @@ class MqttService:
         replay = ReplayGuard(self.api.replay_window_s)
         authenticator = Authenticator(secrets or StaticSecrets(), users, replay)
         self.dispatcher = Dispatcher(
-            agent, self.api, authenticator, replay, events=self._publish_event, audit=audit
+            agent,
+            self.api,
+            authenticator,
+            replay,
+            events=self._publish_event,
+            audit=audit,
+            message_bodies=message_bodies,
         )
         self.dispatcher.stats.on_change = self._stats_changed
         self.connection = MqttConnection(

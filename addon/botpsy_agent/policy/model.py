@@ -70,7 +70,7 @@ class Window:
     days: frozenset[int] | None  # 0 = Monday
 
     def active(self, now: datetime) -> bool:
-        """`days` are the days a window *starts* on: a Sunday–Thursday 21:00–07:00 window
+        """`days` are the days a window *starts* on: a Sunday-Thursday 21:00-07:00 window
         is active at Friday 01:00 (Thursday night's) and not at Sunday 01:00 (issue 18,
         finding 10: the day was taken from the clock, not from the window's start)."""
         clock = now.time().replace(tzinfo=None)
