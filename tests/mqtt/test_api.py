@@ -291,3 +291,39 @@ async def test_events_carry_message_bodies_only_when_the_option_says_so(
     arguments = event["data"]["arguments"]
     assert arguments["recipient"] == "notify.mobile_app_anna"  # who, always
     assert arguments["message"] == (SPARE_KEY if bodies else f"<{len(SPARE_KEY)} chars>")
+
+
+async def test_reload_presses_run_one_at_a_time_and_a_retained_one_is_ignored(
+    mosquitto: MosquittoBroker, start_service: StartService, client: ApiClient
+) -> None:
+    """Issue 18, finding 7: five presses started five reloads at once; a retained press was
+    obeyed at every start."""
+    client.publish(f"{ROOT}/command/reload_model", "PRESS", retain=True)
+    running, presses = asyncio.Event(), []
+    release = asyncio.Event()
+
+    async def reload_model() -> None:
+        presses.append("pressed")
+        running.set()
+        await release.wait()
+
+    await start_service(
+        EchoAgent(),
+        plain_settings(mosquitto),
+        ApiSettings(instance=INSTANCE),
+        on_reload_model=reload_model,
+    )
+    await asyncio.sleep(0.3)
+    assert presses == []  # the retained press did nothing
+    client.publish(f"{ROOT}/command/reload_model", b"", retain=True)
+    for _ in range(5):
+        client.publish(f"{ROOT}/command/reload_model", "PRESS")
+    await asyncio.wait_for(running.wait(), 5)
+    await asyncio.sleep(0.3)
+    assert presses == ["pressed"]
+    release.set()
+    await asyncio.sleep(0.1)
+    client.publish(f"{ROOT}/command/reload_model", "PRESS")  # once done, a press reloads
+    async with asyncio.timeout(5):
+        while len(presses) < 2:  # noqa: ASYNC110 - the callback is the only signal
+            await asyncio.sleep(0.02)
