@@ -19,7 +19,7 @@ import logging
 import time
 from typing import Any
 
-from botpsy_agent.audit.records import redact
+from botpsy_agent.audit import records as audit_records  # a module: the two import each other
 from botpsy_agent.mqtt.auth import Authenticator
 from botpsy_agent.mqtt.codes import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode
 from botpsy_agent.mqtt.door_audit import DoorAudit, NoAudit, Refusal
@@ -333,7 +333,7 @@ class Dispatcher:
                 tool=action.tool,
                 arguments=dict(action.arguments)
                 if self._message_bodies
-                else redact(action.tool, action.arguments),
+                else audit_records.redact(action.tool, action.arguments),
                 entity_ids=action.entity_ids,
                 decision=action.decision,
                 rule=action.rule,
