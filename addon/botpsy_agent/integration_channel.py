@@ -3,31 +3,48 @@
 They run on a broker connection of their own (`botpsy-<instance>-integration`), beside the
 request front door, so neither can delay the other:
 
+    botpsy/<instance>/pairing/open             HA -> app   `PRESS`: open a pairing window
     botpsy/<instance>/pairing/request          HA -> app   pairing messages (`pairing.py`)
     botpsy/<instance>/pairing/response/<s>     app -> HA   their answers
-    botpsy/<instance>/pairing/status           app -> HA   retained `open` (will: `closed`)
+    botpsy/<instance>/pairing/revoke           HA -> app   signed: revoke a paired secret
+    botpsy/<instance>/pairing/status           app -> HA   retained `open` while a window is
+                                                           open, else `closed` (also the will)
+    botpsy/<instance>/pairing/state            app -> HA   retained: the paired secrets (ids
+                                                           and labels, never the secrets)
     botpsy/<instance>/policy/set/<key>         HA -> app   retained, signed rules (`policy_sync.py`)
     botpsy/<instance>/policy/state             app -> HA   retained: the file's users and classes
 
 At start-up under the Supervisor, the channel also offers the integration to Home Assistant
 through the Supervisor's discovery, with the shared secret.
+
+The pairing code is shown in Home Assistant only (`HomeNotices`: persistent notifications),
+and so is every new pairing and revocation. Pairing messages that arrive while no window is
+open are answered at once, without the group arithmetic; at most `MAX_PAIRING_TASKS` run.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 import contextlib
 import json
 import logging
 from pathlib import Path
-from typing import Any
+import time
+from typing import Any, Protocol
 
 from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import SecretFile
 from botpsy_agent.mqtt.wire import json_payload
-from botpsy_agent.pairing import SECRETS_FILE, Pairing, SecretStore, offer_to_home_assistant
+from botpsy_agent.pairing import (
+    SECRETS_FILE,
+    Pairing,
+    Revocations,
+    SecretStore,
+    display_code,
+    offer_to_home_assistant,
+)
 from botpsy_agent.policy.store import PolicyStore
 from botpsy_agent.policy_sync import PolicyUpdates
 from botpsy_agent.supervisor import SupervisorAccess
@@ -36,6 +53,32 @@ _LOGGER = logging.getLogger(__name__)
 REVISIONS_FILE = "policy_revisions.json"
 MAX_PAIRING_PAYLOAD = 4096
 MAX_POLICY_PAYLOAD = 65_536
+MAX_PAIRING_TASKS = 4
+"""Pairing messages worked on at once; more are dropped (a flood must not pile up work)."""
+OPEN_COOLDOWN_S = 10.0
+"""While a window is open, at most one press in this time shows its notification again.
+A closed window opens at once: the guesses an attacker gets are bounded per window, and the
+windows by the SPAKE2 arithmetic, which runs one session at a time."""
+CODE_NOTICE = "pairing_code"
+PAIRED_NOTICE = "pairing_changed"
+
+
+class HomeNotices(Protocol):
+    """Shows the user something in Home Assistant (persistent notifications)."""
+
+    def show(self, key: str, title: str, message: str) -> Awaitable[None]: ...
+
+    def dismiss(self, key: str) -> Awaitable[None]: ...
+
+
+class NoNotices:
+    """Nowhere to show anything: pairing windows cannot be used (the code is never logged)."""
+
+    async def show(self, key: str, title: str, message: str) -> None:
+        _LOGGER.warning("Cannot show %r in Home Assistant: no connection to it", title)
+
+    async def dismiss(self, key: str) -> None:
+        return None
 
 
 class IntegrationChannel:
@@ -49,14 +92,24 @@ class IntegrationChannel:
         pairing: Pairing,
         policy: PolicyUpdates,
         supervisor: SupervisorAccess | None = None,
+        notices: HomeNotices | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.pairing = pairing
+        self.revocations = Revocations(pairing.store)
         self.policy = policy
         self._supervisor = supervisor
+        self._notices = notices or NoNotices()
+        self._clock = clock
+        self._last_open: float | None = None
+        self._window_task: asyncio.Task[None] | None = None
         root = f"{api.base_topic}/{api.instance}"
+        self._pairing_open = f"{root}/pairing/open"
         self._pairing_request = f"{root}/pairing/request"
         self._pairing_response = f"{root}/pairing/response"
+        self._pairing_revoke = f"{root}/pairing/revoke"
         self._pairing_status = f"{root}/pairing/status"
+        self._pairing_state = f"{root}/pairing/state"
         self._policy_set = f"{root}/policy/set/"
         self._policy_state = f"{root}/policy/state"
         client_id = broker.client_id or f"botpsy-{api.instance}"
@@ -64,7 +117,12 @@ class IntegrationChannel:
             broker,
             f"{client_id}-integration",
             will=Will(self._pairing_status, "closed"),
-            subscriptions=[(self._pairing_request, 1), (self._policy_set + "+", 1)],
+            subscriptions=[
+                (self._pairing_open, 1),
+                (self._pairing_request, 1),
+                (self._pairing_revoke, 1),
+                (self._policy_set + "+", 1),
+            ],
             on_connect=self._connected,
             on_message=self._received,
         )
@@ -83,6 +141,7 @@ class IntegrationChannel:
         policies: PolicyStore,
         known_user_ids: Callable[[], Iterable[str] | None],
         supervisor: SupervisorAccess | None = None,
+        notices: HomeNotices | None = None,
     ) -> IntegrationChannel:
         """The channel as the app runs it: secrets and revisions in the data folder."""
         store = SecretStore(data_dir / SECRETS_FILE)
@@ -94,14 +153,22 @@ class IntegrationChannel:
             known_user_ids,
         )
         return cls(
-            broker, api, pairing=Pairing(api.instance, store), policy=updates, supervisor=supervisor
+            broker,
+            api,
+            pairing=Pairing(api.instance, store),
+            policy=updates,
+            supervisor=supervisor,
+            notices=notices,
         )
 
     async def start(self) -> None:
-        """Connect (in the background), show the pairing code, and offer the integration
-        through the Supervisor when the app runs under one."""
+        """Connect (in the background) and offer the integration through the Supervisor
+        when the app runs under one. Pairing stays closed until someone opens a window."""
         await self.connection.start()
-        self.pairing.announce()
+        _LOGGER.info(
+            "Pairing with Home Assistant is closed; adding the BotPsy integration (or the "
+            "app device's Open pairing window button) opens it and shows the code there"
+        )
         if self._supervisor is not None:
             await offer_to_home_assistant(
                 self._supervisor, self.pairing.instance, self.pairing.store
@@ -111,6 +178,10 @@ class IntegrationChannel:
         await self._online.wait()
 
     async def stop(self) -> None:
+        if self._window_task is not None:
+            self._window_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._window_task
         if self._tasks:
             await asyncio.wait(set(self._tasks))
         if self.connection.connected:
@@ -122,6 +193,13 @@ class IntegrationChannel:
         await self.connection.stop()
         self._online.clear()
 
+    def publish_pairing_state(self) -> None:
+        if self.connection.connected:
+            status = "open" if self.pairing.is_open else "closed"
+            self.connection.publish(self._pairing_status, status, retain=True)
+            state = {"open": status == "open", "pairings": self.pairing.store.listing()}
+            self.connection.publish(self._pairing_state, json_payload(state), retain=True)
+
     def publish_policy_state(self) -> None:
         if self.connection.connected:
             payload = json_payload(self.policy.state())
@@ -130,16 +208,27 @@ class IntegrationChannel:
     # --- what the broker brings ---------------------------------------------------------
 
     def _connected(self) -> None:
-        self.connection.publish(self._pairing_status, "open", retain=True)
+        self.publish_pairing_state()
         self.publish_policy_state()
         self._online.set()
 
     def _received(self, message: Received) -> None:
-        if message.topic == self._pairing_request:
-            if message.retained or len(message.payload) > MAX_PAIRING_PAYLOAD:
-                _LOGGER.warning("Ignored a retained or oversized pairing message")
-                return
-            self._spawn(self._pair(message.payload))
+        pairing_topics = (self._pairing_open, self._pairing_request, self._pairing_revoke)
+        if message.topic in pairing_topics and (
+            message.retained or len(message.payload) > MAX_PAIRING_PAYLOAD
+        ):
+            _LOGGER.warning("Ignored a retained or oversized message on %s", message.topic)
+        elif message.topic == self._pairing_open:
+            self._open_pressed(message.payload)
+        elif message.topic == self._pairing_revoke:
+            self._revoke(message.payload)
+        elif message.topic == self._pairing_request:
+            if not self.pairing.is_open:
+                self._answer_closed(message.payload)
+            elif len(self._tasks) >= MAX_PAIRING_TASKS:
+                _LOGGER.debug("Dropped a pairing message: %d at work", len(self._tasks))
+            else:
+                self._spawn(self._pair(message.payload))
         elif message.topic.startswith(self._policy_set):
             key = message.topic.removeprefix(self._policy_set)
             if len(message.payload) > MAX_POLICY_PAYLOAD:
@@ -148,21 +237,96 @@ class IntegrationChannel:
             if self.policy.apply(key, message.payload) is not None:
                 self.publish_policy_state()
 
+    def _open_pressed(self, payload: bytes) -> None:
+        if payload.strip() != b"PRESS":
+            _LOGGER.warning("Ignored a pairing/open message: expected PRESS")
+            return
+        now = self._clock()
+        recent = self._last_open is not None and now - self._last_open < OPEN_COOLDOWN_S
+        if self.pairing.is_open and recent:
+            _LOGGER.debug("Ignored a pairing/open press: the window's code was shown just now")
+            return
+        self._last_open = now
+        self.pairing.open_window()  # a window already open keeps its code
+        self.publish_pairing_state()
+        self._spawn(self._show_code())
+        if self._window_task is None or self._window_task.done():
+            self._window_task = asyncio.create_task(self._close_when_due())
+
+    async def _show_code(self) -> None:
+        closes_at = self.pairing.closes_at
+        minutes = 0 if closes_at is None else max(1, round((closes_at - self._clock()) / 60))
+        await self._notices.show(
+            CODE_NOTICE,
+            "BotPsy pairing code",
+            f"Pairing code for the BotPsy app ({self.pairing.instance}): "
+            f"**{display_code(self.pairing.code)}**\n\nType it into the BotPsy integration's "
+            f"setup within {minutes} minutes. It works once. If you did not open pairing, "
+            "ignore it: the window closes by itself.",
+        )
+
+    async def _close_when_due(self) -> None:
+        """When the window ends (time, use or a wrong code): drop the code's notification."""
+        while self.pairing.is_open:
+            closes_at = self.pairing.closes_at or 0.0
+            await asyncio.sleep(min(5.0, max(0.05, closes_at - self._clock())))
+        self.publish_pairing_state()
+        await self._notices.dismiss(CODE_NOTICE)
+
+    def _answer_closed(self, payload: bytes) -> None:
+        """No window: the error answer, with no arithmetic and no task."""
+        message = _json_object(payload)
+        answer = self.pairing.handle(message) if message is not None else None
+        if answer is not None:
+            topic = f"{self._pairing_response}/{answer['session']}"
+            self.connection.publish(topic, json_payload(answer))
+
     async def _pair(self, payload: bytes) -> None:
-        try:
-            message = json.loads(payload)
-        except ValueError:
-            message = None
-        if not isinstance(message, dict):
+        message = _json_object(payload)
+        if message is None:
             _LOGGER.warning("Ignored a pairing message that is not a JSON object")
             return
         async with self._pairing_lock:  # the group arithmetic runs off the loop, one at a time
             answer = await asyncio.to_thread(self.pairing.handle, message)
-        if answer is not None:
-            topic = f"{self._pairing_response}/{answer['session']}"
-            self.connection.publish(topic, json_payload(answer))
+        if answer is None:
+            return
+        topic = f"{self._pairing_response}/{answer['session']}"
+        self.connection.publish(topic, json_payload(answer))
+        if answer["step"] == "paired":
+            self.publish_pairing_state()
+            await self._notices.dismiss(CODE_NOTICE)
+            await self._announce_pairings(
+                f"A new Home Assistant pairing was made ({answer['id']})."
+            )
+
+    def _revoke(self, payload: bytes) -> None:
+        message = _json_object(payload)
+        if message is None or (label := self.revocations.handle(message)) is None:
+            return
+        self.publish_pairing_state()
+        self._spawn(self._announce_pairings(f"A pairing was revoked ({label})."))
+
+    async def _announce_pairings(self, what: str) -> None:
+        listing = self.pairing.store.listing()
+        lines = "\n".join(f"* `{p['id']}` {p['label']}" for p in listing) or "* none"
+        await self._notices.show(
+            PAIRED_NOTICE,
+            "BotPsy pairings changed",
+            f"{what}\n\nSecrets that may sign requests to the BotPsy app "
+            f"({self.pairing.instance}) now:\n{lines}\n\nIf you did not do this, remove "
+            "the pairing: revoke it (`botpsy.revoke_pairing`) or delete its line from the "
+            "app's `integration_secrets` file.",
+        )
 
     def _spawn(self, work: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _json_object(payload: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(payload)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None

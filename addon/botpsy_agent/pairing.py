@@ -6,10 +6,21 @@ door re-reads the file when it changes, `mqtt.signing.SecretFile`):
 * **Under the Supervisor** the app offers the integration to Home Assistant through the
   Supervisor's discovery (`POST /discovery`, service `botpsy`), secret included. Only Home
   Assistant reads discovery messages; MQTT clients never see them.
-* **Anywhere** (and as a fallback) the app logs a one-time pairing code. The user types it
-  into Home Assistant once; the two run SPAKE2 (`spake2.py`) over MQTT, so a listener on the
-  broker learns nothing, and an active attacker gets one guess per session and at most
-  `MAX_SESSIONS_PER_CODE` sessions before the code is replaced (a new one is logged).
+* **Anywhere** (and as a fallback) someone opens a **pairing window** on purpose from Home
+  Assistant (adding the integration, or the *Open pairing window* button of the app's device).
+  For `WINDOW_S` the app accepts pairing sessions for a fresh one-time code, which it shows
+  only in Home Assistant (a persistent notification), never in its log or on the broker. The
+  user types it into the config flow; the two run SPAKE2 (`spake2.py`) over MQTT, so a
+  listener on the broker learns nothing, and an active attacker gets one guess per session
+  and at most `MAX_SESSIONS_PER_WINDOW` sessions per window. One pairing, one wrong
+  confirmation or the end of the time closes the window; the next window has a new code.
+  While no window is open a pairing message costs nothing (no group arithmetic).
+
+Every new pairing is announced in Home Assistant. Paired secrets are listed (by a
+fingerprint and their label, never the secret) on the retained `pairing/state` topic, and a
+signed `revoke` message removes one (the integration sends it for its own secret when it is
+removed). Nothing is evicted silently: at `MAX_PAIRED_SECRETS` pairing is refused until one
+is revoked.
 
 The pairing messages (topics under `botpsy/<instance>/pairing/`, docs/mqtt-api.md):
 
@@ -27,6 +38,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+import hashlib
+import hmac
 import logging
 import os
 from pathlib import Path
@@ -38,6 +51,7 @@ from typing import Any, Final
 import aiohttp
 
 from botpsy_agent import spake2
+from botpsy_agent.mqtt import signing
 from botpsy_agent.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
 
 _LOGGER = logging.getLogger(__name__)
@@ -45,12 +59,16 @@ _LOGGER = logging.getLogger(__name__)
 SECRETS_FILE: Final = "integration_secrets"
 SUPERVISOR_LABEL: Final = "supervisor discovery"
 PAIRED_LABEL: Final = "paired"
-MAX_PAIRED_SECRETS: Final = 3
-"""Secrets of earlier pairings kept (re-pairing adds one; the oldest beyond this go)."""
+MAX_PAIRED_SECRETS: Final = 8
+"""Paired secrets kept; at this many a new pairing is refused until one is revoked (an
+attacker who pairs must not push Home Assistant's secret out)."""
 CODE_ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 """Crockford's base 32: no I, L, O or U to misread."""
 CODE_LENGTH: Final = 8
-MAX_SESSIONS_PER_CODE: Final = 5
+MAX_SESSIONS_PER_WINDOW: Final = 3
+WINDOW_S: Final = 300.0
+REVOKE_WINDOW_S: Final = 300.0
+"""How long a pairing window stays open: enough to type the code, not a standing door."""
 SESSION_TTL_S: Final = 120.0
 SESSION_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{8,64}")
 PROTOCOL_VERSION: Final = 1
@@ -94,20 +112,42 @@ class SecretStore:
     def find(self, label: str) -> str | None:
         return next((s for s, lab in self.entries() if lab == label), None)
 
+    def paired_count(self) -> int:
+        return sum(1 for _, label in self.entries() if label.startswith(PAIRED_LABEL))
+
+    def listing(self) -> list[dict[str, str]]:
+        """Every secret as its fingerprint and label: what may be shown (never the secret)."""
+        return [{"id": fingerprint(s), "label": label} for s, label in self.entries()]
+
     def put(self, secret: str, label: str) -> None:
-        """Add `secret`; the label `SUPERVISOR_LABEL` replaces the previous one, and only
-        the newest `MAX_PAIRED_SECRETS` paired secrets stay."""
+        """Add `secret`; the label `SUPERVISOR_LABEL` replaces the previous one."""
         entries = [(s, lab) for s, lab in self.entries() if not (label == lab == SUPERVISOR_LABEL)]
         entries.append((secret, label))
-        paired = [e for e in entries if e[1].startswith(PAIRED_LABEL)]
-        stale = set(paired[:-MAX_PAIRED_SECRETS]) if len(paired) > MAX_PAIRED_SECRETS else set()
-        lines = [f"{s}  # {lab}" for s, lab in entries if (s, lab) not in stale]
+        self._write(entries)
+
+    def revoke(self, secret_id: str) -> str | None:
+        """Remove the secret whose fingerprint is `secret_id`; its label, or None when no
+        secret has that fingerprint."""
+        entries = self.entries()
+        kept = [(s, lab) for s, lab in entries if fingerprint(s) != secret_id]
+        if len(kept) == len(entries):
+            return None
+        self._write(kept)
+        return next(lab for s, lab in entries if fingerprint(s) == secret_id) or "unlabelled"
+
+    def _write(self, entries: list[tuple[str, str]]) -> None:
+        lines = [f"{s}  # {lab}" if lab else s for s, lab in entries]
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_name(self.path.name + ".part")
         descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(self.HEADER + "\n".join(lines) + "\n")
+            file.write(self.HEADER + "".join(line + "\n" for line in lines))
         partial.replace(self.path)
+
+
+def fingerprint(secret: str) -> str:
+    """A short public name of a secret (a hash: it tells secrets apart, reveals none)."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:12]
 
 
 # --- the pairing code ---------------------------------------------------------------------
@@ -136,22 +176,42 @@ class _Session:
 
 @dataclass
 class Pairing:
-    """The app's side of pairing: answers sessions, stores the secret, rotates the code."""
+    """The app's side of pairing: the window, its sessions, and the secret they agree."""
 
     instance: str
     store: SecretStore
     clock: Callable[[], float] = time.monotonic
-    code: str = field(default_factory=new_code)
-    """The code in force (normalised); shown in the log, never sent anywhere."""
+    code: str = field(default_factory=new_code, repr=False)
+    """The code of the current (or next) window, normalised. Shown only in Home Assistant
+    while a window is open; never logged, never on the broker; replaced when a window closes."""
+    closes_at: float | None = field(default=None, init=False)
+    """When the open window closes (`clock` time); None: pairing is closed."""
     _sessions: dict[str, _Session] = field(default_factory=dict, init=False)
-    _attempts: int = field(default=0, init=False)
+    _started: int = field(default=0, init=False)
 
-    def announce(self) -> None:
-        _LOGGER.info(
-            "Pairing code for the BotPsy integration in Home Assistant: %s (enter it once "
-            "when you add the integration; it is replaced after use)",
-            display_code(self.code),
-        )
+    @property
+    def is_open(self) -> bool:
+        if self.closes_at is not None and self.clock() >= self.closes_at:
+            self.close("the pairing window timed out")
+        return self.closes_at is not None
+
+    def open_window(self) -> bool:
+        """Open a window (for `WINDOW_S`); False when one is open already, which keeps its
+        code and its end (pressing again must not change the code a user is typing)."""
+        if self.is_open:
+            return False
+        self.closes_at = self.clock() + WINDOW_S
+        self._started = 0
+        _LOGGER.info("Pairing window open for %d minutes", WINDOW_S // 60)
+        return True
+
+    def close(self, reason: str) -> None:
+        """Close the window (if open): its code and sessions are void from now on."""
+        if self.closes_at is None:
+            return
+        self.closes_at, self.code, self._started = None, new_code(), 0
+        self._sessions.clear()
+        _LOGGER.info("Pairing window closed: %s", reason)
 
     def handle(self, message: Mapping[str, Any]) -> dict[str, Any] | None:
         """The answer to one message on the pairing request topic; None when it names no
@@ -163,6 +223,8 @@ class Pairing:
             return None
         if message.get("v") != PROTOCOL_VERSION:
             return _error(session, "unsupported_version", f"pairing speaks v{PROTOCOL_VERSION}")
+        if not self.is_open:
+            return _error(session, "pairing_closed", "no pairing window is open; open one in HA")
         match message.get("step"):
             case "start":
                 return self._start(session, message)
@@ -174,6 +236,12 @@ class Pairing:
     def _start(self, session: str, message: Mapping[str, Any]) -> dict[str, Any]:
         if session in self._sessions:
             return _error(session, "session_exists", "start a new session with a new id")
+        if self._started >= MAX_SESSIONS_PER_WINDOW:
+            return _error(session, "pairing_closed", "this window had its sessions; open another")
+        if self.store.paired_count() >= MAX_PAIRED_SECRETS:
+            return _error(
+                session, "too_many_pairings", "revoke a pairing first (see pairing/state)"
+            )
         try:
             t = spake2.element_from_hex(message.get("share"))
         except spake2.Spake2Error as err:
@@ -184,16 +252,19 @@ class Pairing:
         k = spake2.shared_element(t, w, spake2.M, y)
         keys = spake2.session_keys(self.instance, t, s, k, w)
         self._sessions[session] = _Session(keys, self.clock() + SESSION_TTL_S)
-        self._attempts += 1
-        if self._attempts >= MAX_SESSIONS_PER_CODE:
-            self._rotate(f"{self._attempts} pairing sessions used this code")
-        return {
+        self._started += 1
+        answer = {
             "v": PROTOCOL_VERSION,
             "step": "share",
             "session": session,
             "share": spake2.element_to_hex(s),
             "confirm": keys.confirm_b,
         }
+        if self._started >= MAX_SESSIONS_PER_WINDOW:
+            # Each session is one offline guess of the code: no more for this window. The
+            # sessions started stay answerable until the window would have closed.
+            self.closes_at = min(self.closes_at or 0.0, self.clock() + SESSION_TTL_S)
+        return answer
 
     def _confirm(self, session: str, message: Mapping[str, Any]) -> dict[str, Any]:
         pending = self._sessions.pop(session, None)
@@ -201,24 +272,71 @@ class Pairing:
             return _error(session, "unknown_session", "no such session (expired?); start again")
         if not spake2.tags_match(pending.keys.confirm_a, message.get("confirm")):
             _LOGGER.warning("A pairing attempt failed: the other side does not know the code")
-            self._rotate("a pairing attempt failed")
+            self.close("a pairing attempt failed")
             return _error(session, "wrong_code", "the pairing code does not match")
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.store.put(pending.keys.secret, f"{PAIRED_LABEL} {stamp}")
         _LOGGER.info("Paired with Home Assistant: the shared secret is stored")
-        self._rotate(None)
-        return {"v": PROTOCOL_VERSION, "step": "paired", "session": session}
-
-    def _rotate(self, reason: str | None) -> None:
-        self.code, self._attempts = new_code(), 0
-        if reason is not None:
-            _LOGGER.warning("%s: it is replaced", reason[:1].upper() + reason[1:])
-        self.announce()
+        self.close("paired (a window is used once)")
+        return {
+            "v": PROTOCOL_VERSION,
+            "step": "paired",
+            "session": session,
+            "id": fingerprint(pending.keys.secret),
+        }
 
     def _forget_expired(self) -> None:
         now = self.clock()
         for session in [s for s, v in self._sessions.items() if v.expires_at < now]:
             del self._sessions[session]
+
+
+class Revocations:
+    """Signed requests to revoke a paired secret, on `pairing/revoke`:
+
+        {"v": 1, "revoke": "self" | "<fingerprint>", "ts": 1796000000, "sig": "..."}
+
+    signed (`mqtt.signing`) with a secret the app holds; `self` is the signing secret (what
+    the integration sends when it is removed). `ts` must be within `REVOKE_WINDOW_S` of now
+    and each signature is accepted once.
+    """
+
+    def __init__(self, store: SecretStore, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self._clock = clock
+        self._seen: dict[str, float] = {}
+
+    def handle(self, message: Mapping[str, Any]) -> str | None:
+        """The label of the secret revoked, or None (with a warning) when refused."""
+        now = self._clock()
+        self._seen = {sig: ts for sig, ts in self._seen.items() if abs(now - ts) <= REVOKE_WINDOW_S}
+        sig, ts, target = message.get("sig"), message.get("ts"), message.get("revoke")
+        if not (
+            message.get("v") == PROTOCOL_VERSION
+            and isinstance(sig, str)
+            and isinstance(ts, int)
+            and not isinstance(ts, bool)
+            and isinstance(target, str)
+        ):
+            _LOGGER.warning("Ignored a malformed revoke message")
+            return None
+        if abs(now - ts) > REVOKE_WINDOW_S or sig in self._seen:
+            _LOGGER.warning("Security event: a stale or replayed revoke message was ignored")
+            return None
+        signer = None
+        for secret, _ in self.store.entries():  # every secret is tried, match or not
+            if hmac.compare_digest(signing.signature(message, secret), sig):
+                signer = secret
+        if signer is None:
+            _LOGGER.warning("Security event: a revoke message without a valid signature")
+            return None
+        self._seen[sig] = float(ts)
+        revoked = self.store.revoke(fingerprint(signer) if target == "self" else target)
+        if revoked is None:
+            _LOGGER.warning("A revoke message named no known secret")
+        else:
+            _LOGGER.info("Revoked the shared secret %r", revoked)
+        return revoked
 
 
 def _error(session: str, code: str, message: str) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.executor import Executor
 from botpsy_agent.ha.index import EntityIndex
+from botpsy_agent.ha.notices import PersistentNotices
 from botpsy_agent.ha.registries import HaUser as HaUserEntry
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.health import HealthState
@@ -101,6 +102,9 @@ class App:
             on_health=lambda ok, detail: self._problem("audit", None if ok else detail),
         )
         self.worker: ModelWorker | None = None
+        self._replacing = asyncio.Lock()
+        """One worker replacement at a time (button and watchdog alike): two at once would
+        both stop the same worker and leave one of the new ones unreferenced, still loaded."""
         self._retired: list[ModelWorker] = []
         """Workers replaced while stuck in a job: joined when the app stops."""
         self.watchdog = WorkerWatchdog(
@@ -166,6 +170,7 @@ class App:
             model=None,
             on_reload_model=self.reload_model,
             audit=self.audit,
+            message_bodies=config.audit_message_bodies,
         )
         self.mqtt.on_connection.append(self._mqtt_state)
         self.mqtt.model_stats = lambda: model_stats(self.worker)
@@ -178,6 +183,7 @@ class App:
             policies=self.policies,
             known_user_ids=self._known_user_ids,
             supervisor=config.supervisor,
+            notices=PersistentNotices(self.client, config.api.instance),
         )
         await self.integration.start()
         await self.integration.wait_online()
@@ -224,8 +230,12 @@ class App:
         return datetime.now(self.time_zone)
 
     async def reload_model(self) -> None:
-        """Unload and load the model again (HA's "reload model" button)."""
+        """Unload and load the model again (HA's "reload model" button); returns when the
+        new model has loaded (or failed), so presses meanwhile are not a second reload."""
         await self._replace_worker("reloading the model", stop_timeout_s=30.0)
+        if self.worker is not None:
+            with contextlib.suppress(Exception):  # _model_ready reports a failure
+                await self.worker.wait_loaded()
 
     async def _restart_model(self, reason: str) -> None:
         """The watchdog found the worker crashed or stuck: a fresh one, at once."""
@@ -234,6 +244,10 @@ class App:
     async def _replace_worker(self, why: str, *, stop_timeout_s: float) -> None:
         """Stop the worker (waiting at most `stop_timeout_s`), then load a new one; the
         fast path serves throughout. A worker stuck in a job is left to end by itself."""
+        async with self._replacing:
+            await self._replace_worker_now(why, stop_timeout_s=stop_timeout_s)
+
+    async def _replace_worker_now(self, why: str, *, stop_timeout_s: float) -> None:
         if self.worker is None or self.config.model is None or self.agent is None:
             return
         _LOGGER.info("%s…", why[:1].upper() + why[1:])

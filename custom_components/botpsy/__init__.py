@@ -6,19 +6,23 @@ API of the app), so it needs nothing else from the repository it ships in.
 
 from __future__ import annotations
 
+import logging
+
 from homeassistant.components import mqtt
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
-from homeassistant.exceptions import ConfigEntryNotReady
+from homeassistant.exceptions import ConfigEntryNotReady, HomeAssistantError
 from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers.typing import ConfigType
 
 from .const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from .issues import AgentIssues
 from .link import AgentLink
+from .pairing import async_revoke
 from .services import async_setup_services
 
+_LOGGER = logging.getLogger(__name__)
 PLATFORMS = (Platform.CONVERSATION,)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 
@@ -58,3 +62,16 @@ async def async_unload_entry(hass: HomeAssistant, entry: BotPsyConfigEntry) -> b
     if unloaded:
         await entry.runtime_data.async_stop()
     return unloaded
+
+
+async def async_remove_entry(hass: HomeAssistant, entry: BotPsyConfigEntry) -> None:
+    """Removing the integration revokes its secret in the app: a copy of HA's config (a
+    backup) must not sign requests after the user has let the app go."""
+    try:
+        await async_revoke(hass, entry.data[CONF_INSTANCE], entry.data[CONF_SECRET], "self")
+    except HomeAssistantError as err:
+        _LOGGER.warning(
+            "Could not ask the BotPsy app to revoke this entry's secret (%s); delete its line "
+            "from the app's integration_secrets file",
+            err,
+        )

@@ -2,11 +2,14 @@
 
 * **user**: pick an app online on the broker (retained `botpsy/+/status`) or type its
   instance name; it must be online.
-* **mqtt**: HA's MQTT discovery of the same info topic (`manifest.json` `mqtt`) offers it.
-* **pair**: the one-time code from the app's log; SPAKE2 over MQTT gives both the secret.
+* **mqtt** / **mqtt_confirm**: HA's MQTT discovery of the same info topic (`manifest.json`
+  `mqtt`) offers it; nothing is opened until the user confirms.
+* **pair**: showing it opens a pairing window on the app, which puts a one-time code in HA's
+  notifications; SPAKE2 over MQTT turns the typed code into the secret for both.
 * **hassio** / **hassio_confirm**: under the Supervisor the app's discovery brings the
   secret itself, over a channel MQTT clients cannot read.
-* **reconfigure**: pair again (a new code), or move to another instance name.
+* **reconfigure**: pair again (a new code), or move to another instance name; the app then
+  forgets the old secret.
 * **reauth** / **reauth_confirm**: the app refused our signature (it lost the pairing, e.g.
   after its data was reset): pair again with a new code, same instance.
 
@@ -49,7 +52,7 @@ from .const import (
 from .discovery import async_online_instances, instance_of
 from .mqtt_util import json_object
 from .options_flow import PermissionsFlow
-from .pairing import PairingError, async_pair, async_probe
+from .pairing import PairingError, async_open_window, async_pair, async_probe, async_revoke
 
 PAIR_SCHEMA = probatio.Schema({probatio.Required(CONF_PAIRING_CODE): TextSelector()})
 MIN_SECRET_CHARS = 16
@@ -148,7 +151,17 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
         self._abort_if_unique_id_configured()
         self._instance = instance
         self.context["title_placeholders"] = {"instance": instance}
-        return await self.async_step_pair()
+        return await self.async_step_mqtt_confirm()
+
+    async def async_step_mqtt_confirm(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """A discovered app is only offered: the user decides to open a pairing window."""
+        if user_input is not None:
+            return await self.async_step_pair()
+        return self.async_show_form(
+            step_id="mqtt_confirm", description_placeholders={"instance": self._instance}
+        )
 
     async def async_step_hassio(self, discovery_info: HassioServiceInfo) -> ConfigFlowResult:
         instance = discovery_info.config.get("instance")
@@ -195,6 +208,9 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
                 return await self._async_test_and_finish(secret)
             except PairingError as err:
                 errors["base"] = err.reason
+        # A wrong code closed the window: each showing of the form opens one (the app keeps
+        # the code of a window that is still open).
+        await async_open_window(self.hass, self._instance)
         return self.async_show_form(
             step_id="pair",
             data_schema=PAIR_SCHEMA,
@@ -216,6 +232,9 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
             )
         if self.source == SOURCE_RECONFIGURE:
             entry = self._get_reconfigure_entry()
+            old = entry.data
+            if old[CONF_SECRET] != secret and old[CONF_INSTANCE] == self._instance:
+                await async_revoke(self.hass, self._instance, old[CONF_SECRET], "self")
             if CONF_APP_SLUG in entry.data:
                 data.setdefault(CONF_APP_SLUG, entry.data[CONF_APP_SLUG])
             return self.async_update_reload_and_abort(

@@ -192,6 +192,11 @@ class AgentLink:
         )
         return response
 
+    async def async_revoke_pairing(self, pairing_id: str) -> None:
+        """Ask the app to forget the paired secret `pairing_id` (signed with this entry's)."""
+        message = sign({"v": 1, "revoke": pairing_id}, self._secret)
+        await async_publish_json(self.hass, self.topics.pairing_revoke, message)
+
     async def async_publish_rules(
         self, key: str, body: dict[str, Any], timeout_s: float
     ) -> dict[str, Any] | None:

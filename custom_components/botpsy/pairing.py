@@ -1,9 +1,11 @@
 """Pairing with the app: the shared signing secret from a one-time code, over MQTT.
 
-The app logs a pairing code; the user types it here once. Both sides run SPAKE2
-(`spake2.py`) on `botpsy/<instance>/pairing/…`: a listener on the broker learns nothing, and
-without the code nobody can pair (one guess per session, a few sessions per code). Then a
-signed test request shows that the app accepts the secret.
+The config flow opens a pairing window (`pairing/open`); the app then shows a one-time code
+in Home Assistant's notifications (never in its log), and the user types it here. Both sides
+run SPAKE2 (`spake2.py`) on `botpsy/<instance>/pairing/…`: a listener on the broker learns
+nothing, and without the code nobody can pair (one guess per session, a few sessions per
+window). Then a signed test request shows that the app accepts the secret. A signed
+`pairing/revoke` removes a secret from the app (the entry's own, when it is removed).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from homeassistant.core import HomeAssistant, callback
 from . import spake2
 from .answers import error_code_of
 from .link import AgentLink, AgentUnavailable, Ask
-from .mqtt_util import async_publish_json, async_subscribe_ready, json_object
+from .mqtt_util import QOS, async_publish_json, async_subscribe_ready, json_object
+from .signing import sign
 from .topics import AgentTopics
 
 PAIRING_TIMEOUT_S = 15.0
@@ -83,6 +86,17 @@ async def async_pair(hass: HomeAssistant, instance: str, code: str) -> str:
     return keys.secret
 
 
+async def async_open_window(hass: HomeAssistant, instance: str) -> None:
+    """Ask the app to open a pairing window: it shows the code in HA's notifications."""
+    await mqtt.async_publish(hass, AgentTopics(instance).pairing_open, "PRESS", qos=QOS)
+
+
+async def async_revoke(hass: HomeAssistant, instance: str, secret: str, target: str) -> None:
+    """Ask the app to forget a paired secret: `self` (the one signing) or a fingerprint."""
+    message = sign({"v": 1, "revoke": target}, secret)
+    await async_publish_json(hass, AgentTopics(instance).pairing_revoke, message)
+
+
 def _keys(instance: str, t: int, reply: dict[str, Any], w: int, x: int) -> spake2.SessionKeys:
     try:
         s = spake2.element_from_hex(reply.get("share"))
@@ -100,7 +114,8 @@ async def _next(answers: asyncio.Queue[dict[str, Any]], step: str) -> dict[str, 
         raise PairingError("cannot_connect") from None
     if answer.get("step") == step:
         return answer
-    raise PairingError("invalid_code" if answer.get("code") == "wrong_code" else "pairing_failed")
+    reasons = {"wrong_code": "invalid_code", "pairing_closed": "pairing_closed"}
+    raise PairingError(reasons.get(str(answer.get("code")), "pairing_failed"))
 
 
 async def async_probe(hass: HomeAssistant, instance: str, secret: str, reply_key: str) -> None:

@@ -1,5 +1,8 @@
 """The `botpsy.ask` action: a request from an automation or script, answered with data.
 
+(And `botpsy.revoke_pairing`, admins only: the app forgets one paired secret, by the id its
+notification and `pairing/state` list.)
+
 It returns the app's whole response (status, speech, actions, path, timings). The agent's
 decisions (done, a question, a refusal) are data an automation can act on; when no answer
 can be had (the app offline or busy, a request it could not read) the action fails with a
@@ -14,6 +17,7 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, ServiceCall, ServiceResponse, SupportsResponse
 from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 from homeassistant.helpers import config_validation as cv
+from homeassistant.helpers.service import async_register_admin_service
 import probatio
 
 from .answers import answer_for, error_code_of
@@ -28,6 +32,8 @@ ATTR_USER = "user"
 ATTR_CONVERSATION_ID = "conversation_id"
 ATTR_LANGUAGE = "language"
 ATTR_DRY_RUN = "dry_run"
+SERVICE_REVOKE_PAIRING = "revoke_pairing"
+ATTR_PAIRING_ID = "pairing_id"
 
 ASK_SCHEMA = probatio.Schema(
     {
@@ -37,6 +43,16 @@ ASK_SCHEMA = probatio.Schema(
         probatio.Optional(ATTR_CONVERSATION_ID): cv.string,
         probatio.Optional(ATTR_LANGUAGE): cv.string,
         probatio.Optional(ATTR_DRY_RUN, default=False): cv.boolean,
+    }
+)
+
+
+REVOKE_SCHEMA = probatio.Schema(
+    {
+        probatio.Required(ATTR_PAIRING_ID): probatio.All(
+            cv.string, probatio.Match(r"^[0-9a-f]{12}$")
+        ),
+        probatio.Optional(ATTR_CONFIG_ENTRY_ID): cv.string,
     }
 )
 
@@ -63,6 +79,14 @@ def async_setup_services(hass: HomeAssistant) -> None:
 
     hass.services.async_register(
         DOMAIN, SERVICE_ASK, ask, schema=ASK_SCHEMA, supports_response=SupportsResponse.ONLY
+    )
+
+    async def revoke_pairing(call: ServiceCall) -> None:
+        link = _link(hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
+        await link.async_revoke_pairing(call.data[ATTR_PAIRING_ID])
+
+    async_register_admin_service(
+        hass, DOMAIN, SERVICE_REVOKE_PAIRING, revoke_pairing, schema=REVOKE_SCHEMA
     )
 
 

@@ -44,6 +44,14 @@ class AgentTopics:
         return f"{self.root}/response/{HA_PRINCIPAL}/{key}"
 
     @property
+    def pairing_open(self) -> str:
+        return f"{self.root}/pairing/open"
+
+    @property
+    def pairing_revoke(self) -> str:
+        return f"{self.root}/pairing/revoke"
+
+    @property
     def pairing_request(self) -> str:
         return f"{self.root}/pairing/request"
 

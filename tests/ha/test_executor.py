@@ -13,7 +13,7 @@ from homeassistant.util import dt as dt_util
 import pytest
 
 from botpsy_agent.ha.client import ConnectionState
-from botpsy_agent.ha.executor import ActionStatus, Execution, Executor
+from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, Executor
 from botpsy_agent.home.resolve import ResolvedCall, resolve_call
 from tests.ha_bridge import HaBridge, wait_until
 from tests.ha_server import HomeAssistantApiServer
@@ -35,7 +35,7 @@ async def run(
     bridge: HaBridge, tool: str, arguments: dict[str, Any], request_id: str | None = None
 ) -> Execution:
     return await bridge.executor.execute(
-        request_id or uuid4().hex, resolved(bridge, tool, arguments)
+        ExecutionKey("user:test", request_id or uuid4().hex), resolved(bridge, tool, arguments)
     )
 
 
@@ -311,7 +311,7 @@ async def test_conversation_tools_have_no_ha_action(ha_bridge: HaBridge) -> None
     ):
         call = resolved(ha_bridge, tool, arguments)
         assert call.actions == () and call.targets == ()
-        execution = await ha_bridge.executor.execute(uuid4().hex, call)
+        execution = await ha_bridge.executor.execute(ExecutionKey("user:test", uuid4().hex), call)
         assert execution.outcomes == () and execution.status is ActionStatus.DONE
 
 
@@ -354,7 +354,7 @@ async def test_only_the_last_requests_are_remembered(ha_bridge: HaBridge) -> Non
     call = resolved(ha_bridge, "send_message", {"recipient": phone.recipient, "message": "x"})
     try:
         for request_id in ("a", "b", "b", "c", "c", "a"):
-            await executor.execute(request_id, call)
+            await executor.execute(ExecutionKey("user:test", request_id), call)
     finally:
         await executor.close()
     # "b" and "c" repeated within the bound ran once; "a" was forgotten after two newer ones.
@@ -378,7 +378,9 @@ async def test_a_call_cut_off_mid_way_is_unknown_and_never_repeated(
     after = ServiceCall("input_boolean", "turn_on", ("input_boolean.guest_mode",))
     call = ResolvedCall(parse_tool_call("ask_user", {"question": "-"}), (), (message, after))
 
-    running = asyncio.create_task(ha_bridge.executor.execute("req-slow", call))
+    running = asyncio.create_task(
+        ha_bridge.executor.execute(ExecutionKey("user:test", "req-slow"), call)
+    )
     await wait_until(lambda: received == ["hi"])
     await ha_api.stop()
     execution = await running
@@ -390,7 +392,9 @@ async def test_a_call_cut_off_mid_way_is_unknown_and_never_repeated(
 
     await ha_api.start()
     await ha_bridge.client.wait_connected(5)
-    assert await ha_bridge.executor.execute("req-slow", call) is execution
+    assert (
+        await ha_bridge.executor.execute(ExecutionKey("user:test", "req-slow"), call) is execution
+    )
     release.set()
     await hass.async_block_till_done()
     assert received == ["hi"]

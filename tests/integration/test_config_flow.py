@@ -1,14 +1,16 @@
-"""Config flow on real parts: the app found on the broker, paired with the code from its log,
-tested with a signed request; the Supervisor's discovery; reconfiguring; and every way it
-can go wrong."""
+"""Config flow on real parts: the app found on the broker, a pairing window opened by the
+flow, paired with the code the app shows in HA's notifications, tested with a signed
+request; the Supervisor's discovery; reconfiguring; and every way it can go wrong."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import Any
 
 from homeassistant import config_entries
+from homeassistant.components import persistent_notification
 from homeassistant.config_entries import ConfigFlowResult
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
@@ -19,6 +21,8 @@ from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from botpsy_agent.mqtt.signing import SecretFile
+from botpsy_agent.pairing import fingerprint
 from botpsy_agent.supervisor import SupervisorAccess
 from custom_components.botpsy.const import (
     CONF_APP_SLUG,
@@ -32,7 +36,8 @@ from devkit.supervisor import SupervisorStandIn
 from tests.ha_mqtt import wait_for
 from tests.integration.conftest import INSTANCE, SECRET, AppRunner, unload
 
-CODE = re.compile(r"Pairing code for the BotPsy integration in Home Assistant: (\w{4}-\w{4})")
+CODE = re.compile(r"\*\*(\w{4}-\w{4})\*\*")
+CODE_NOTIFICATION = f"botpsy_{INSTANCE}_pairing_code"
 
 
 @pytest.fixture(autouse=True)
@@ -40,12 +45,20 @@ def _app_log(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="botpsy_agent")
 
 
-def pairing_code(caplog: pytest.LogCaptureFixture) -> str:
-    """The latest pairing code the app logged, as a user reads it off the app's log."""
-    logged = caplog.get_records("setup") + caplog.get_records("call")
-    codes = [c for record in logged for c in CODE.findall(record.getMessage())]
-    assert codes, "the app logged no pairing code"
-    return str(codes[-1])
+async def pairing_code(hass: HomeAssistant) -> str:
+    """The pairing code the app shows in HA's notifications, as a user reads it there."""
+    code: list[str] = []
+
+    def shown() -> bool:
+        notice = persistent_notification._async_get_or_create_notifications(hass).get(
+            CODE_NOTIFICATION
+        )
+        found = CODE.findall(notice["message"]) if notice else []
+        code[:] = found
+        return bool(code)
+
+    await wait_for(shown, "the pairing code in HA's notifications")
+    return code[0]
 
 
 async def start_user_flow(hass: HomeAssistant) -> ConfigFlowResult:
@@ -85,10 +98,10 @@ async def test_pick_a_found_app_pair_with_its_code_and_use_it(
     assert result["description_placeholders"] == {"found": "1"}
     result = await configure(hass, result["flow_id"], {CONF_INSTANCE: INSTANCE})
     assert result.get("step_id") == "pair", result
-    result = await configure(
-        hass, result["flow_id"], {CONF_PAIRING_CODE: pairing_code(caplog).lower()}
-    )
+    code = await pairing_code(hass)
+    result = await configure(hass, result["flow_id"], {CONF_PAIRING_CODE: code.lower()})
     assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    assert code not in caplog.text  # the code is shown in HA only, never logged
     entry = result["result"]
     assert (entry.unique_id, entry.title) == (INSTANCE, f"BotPsy ({INSTANCE})")
     secret = entry.data[CONF_SECRET]
@@ -110,14 +123,19 @@ async def test_mqtt_discovery_offers_the_running_app(
     app_runner: AppRunner,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    await app_runner.start(model=False, secret=None)
+    app = await app_runner.start(model=False, secret=None)
     # HA's MQTT integration saw the retained botpsy/test/info (manifest.json "mqtt").
     await wait_for(lambda: hass.config_entries.flow.async_progress_by_handler(DOMAIN), "a flow")
     (flow,) = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
     assert flow["context"]["source"] == config_entries.SOURCE_MQTT
     assert flow["context"]["title_placeholders"] == {"instance": INSTANCE}
-    assert flow["step_id"] == "pair"
-    result = await configure(hass, flow["flow_id"], {CONF_PAIRING_CODE: pairing_code(caplog)})
+    # Discovered, not asked for: no pairing window opens until the user goes on.
+    assert flow["step_id"] == "mqtt_confirm"
+    await asyncio.sleep(0.3)
+    assert not app.integration.pairing.is_open  # type: ignore[union-attr]
+    result = await configure(hass, flow["flow_id"], {})
+    assert result["step_id"] == "pair"
+    result = await configure(hass, flow["flow_id"], {CONF_PAIRING_CODE: await pairing_code(hass)})
     assert result["type"] is FlowResultType.CREATE_ENTRY, result
     await unload(hass, result["result"])
 
@@ -157,11 +175,13 @@ async def test_manual_entry_errors_then_pairing_errors_then_success(
     result = await configure(hass, flow_id, {CONF_PAIRING_CODE: "12345"})
     assert result["errors"] == {"base": "invalid_code"}
     # A well-formed but wrong code: the app's share does not confirm.
-    code = pairing_code(caplog)
+    code = await pairing_code(hass)
     wrong = ("1" if code[0] != "1" else "2") + code[1:]
     result = await configure(hass, flow_id, {CONF_PAIRING_CODE: wrong})
     assert result["errors"] == {"base": "invalid_code"}
     assert not (app_runner.data_dir / "integration_secrets").exists()
+    # That used one of the window's few sessions; the code in the notification still holds.
+    code = await pairing_code(hass)
     result = await configure(hass, flow_id, {CONF_PAIRING_CODE: code})
     assert result["type"] is FlowResultType.CREATE_ENTRY, result
     await unload(hass, result["result"])
@@ -180,11 +200,11 @@ async def test_pairing_with_an_app_that_stopped_or_refuses(
     result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
     # The app's pairing sessions expire at once: it answers the confirmation "unknown session".
     monkeypatch.setattr("botpsy_agent.pairing.SESSION_TTL_S", -1.0)
-    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: pairing_code(caplog)})
+    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: await pairing_code(hass)})
     assert result["errors"] == {"base": "pairing_failed"}
     # The app stops: nobody answers.
     await app_runner.stop(app)
-    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: pairing_code(caplog)})
+    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: await pairing_code(hass)})
     assert result["errors"] == {"base": "cannot_connect"}
 
 
@@ -304,12 +324,56 @@ async def test_reconfigure_pairs_again(
     assert result["errors"] == {"base": "cannot_connect"}
     result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
     assert result["step_id"] == "pair"
-    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: pairing_code(caplog)})
+    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: await pairing_code(hass)})
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "reconfigure_successful")
-    assert botpsy_entry.data[CONF_SECRET] != SECRET
+    new_secret = botpsy_entry.data[CONF_SECRET]
+    assert new_secret != SECRET
     await hass.async_block_till_done()
     link: AgentLink = botpsy_entry.runtime_data
     await wait_for(lambda: link.online, "the reloaded entry online")
+    # The old secret is revoked in the app: only the new one signs.
+    secrets = SecretFile(app_runner.data_dir / "integration_secrets")
+    await wait_for(lambda: secrets.secrets() == (new_secret,), "the old secret revoked")
+
+
+async def test_removing_the_integration_revokes_its_secret(
+    hass: HomeAssistant,
+    mqtt_entry: MockConfigEntry,
+    app_runner: AppRunner,
+) -> None:
+    """Issue 18: a removed integration's secret (in HA's backups too) kept signing."""
+    await app_runner.start(model=False, secret=None)
+    result = await start_user_flow(hass)
+    result = await configure(hass, result["flow_id"], {CONF_INSTANCE: INSTANCE})
+    result = await configure(hass, result["flow_id"], {CONF_PAIRING_CODE: await pairing_code(hass)})
+    entry = result["result"]
+    secrets = SecretFile(app_runner.data_dir / "integration_secrets")
+    assert secrets.secrets() == (entry.data[CONF_SECRET],)
+    # Every new pairing is announced in HA, with the list of secrets.
+    notices = persistent_notification._async_get_or_create_notifications(hass)
+    changed = notices[f"botpsy_{INSTANCE}_pairing_changed"]["message"]
+    assert "A new Home Assistant pairing was made" in changed
+    assert f"botpsy_{INSTANCE}_pairing_code" not in notices  # the used code's notice is gone
+    await hass.async_block_till_done()
+    # A pairing nobody in HA made is revoked from HA, by the id the notification lists.
+    rogue = "r" * 64
+    with (app_runner.data_dir / "integration_secrets").open("a") as file:
+        file.write(f"{rogue}  # paired by someone else\n")
+    await hass.services.async_call(
+        DOMAIN, "revoke_pairing", {"pairing_id": fingerprint(rogue)}, blocking=True
+    )
+    await wait_for(lambda: secrets.secrets() == (entry.data[CONF_SECRET],), "the rogue revoked")
+    assert await hass.config_entries.async_remove(entry.entry_id)
+    await wait_for(lambda: secrets.secrets() == (), "the secret revoked")
+    await wait_for(
+        lambda: (
+            "A pairing was revoked"
+            in persistent_notification._async_get_or_create_notifications(hass)[
+                f"botpsy_{INSTANCE}_pairing_changed"
+            ]["message"]
+        ),
+        "the revocation announced",
+    )
 
 
 async def test_reconfigure_to_an_instance_another_entry_has(

@@ -48,7 +48,7 @@ async def test_a_listener_on_the_broker_never_sees_the_secret(
         result = await hass.config_entries.flow.async_configure(
             result["flow_id"], {CONF_INSTANCE: INSTANCE}
         )
-        code = pairing_code(caplog)
+        code = await pairing_code(hass)
         result = await hass.config_entries.flow.async_configure(
             result["flow_id"], {CONF_PAIRING_CODE: code}
         )

@@ -11,6 +11,7 @@ import pytest
 
 from botpsy_agent import __version__
 from botpsy_agent.mqtt import ApiSettings, ModelInfo, MqttService
+from botpsy_agent.protocol import ActionReport, AgentRequest, AgentResponse, Outcome, Status
 from devkit.mosquitto import MosquittoBroker
 from tests.mqtt.agents import ActingAgent, EchoAgent, FailingAgent
 from tests.mqtt.client import ApiClient, subscribed_client
@@ -225,6 +226,7 @@ async def test_ha_coming_online_makes_the_app_announce_again(
         "busy",
         "health",
         "reload_model",
+        "open_pairing",
     }
     for key, component in config["components"].items():
         assert component["unique_id"] == f"botpsy_{INSTANCE}_{key}"
@@ -259,3 +261,70 @@ async def test_the_reload_button_calls_back_and_republishes_info(
     info = (await client.expect(f"{ROOT}/info")).json()
     assert info["model"]["file"] == "reloaded.gguf"
     assert presses == ["pressed"]
+
+
+class MessagingAgent:
+    """Sends one message for every request (the body is what must not leak)."""
+
+    async def handle(self, request: AgentRequest) -> AgentResponse:
+        action = ActionReport(
+            tool="send_message",
+            arguments={"recipient": "notify.mobile_app_anna", "message": SPARE_KEY},
+            entity_ids=["notify.mobile_app_anna"],
+            outcome=Outcome.EXECUTED,
+        )
+        return AgentResponse(request.id, Status.DONE, speech="Sent.", actions=[action])
+
+
+SPARE_KEY = "The spare key is under the blue flower pot"
+
+
+@pytest.mark.parametrize("bodies", [False, True])
+async def test_events_carry_message_bodies_only_when_the_option_says_so(
+    mosquitto: MosquittoBroker, start_service: StartService, client: ApiClient, bodies: bool
+) -> None:
+    """Issue 18, finding 5: the audit log redacted arguments, the events topic (and HA's
+    `botpsy_action` bus event made from it, kept by HA's recorder) carried them in full."""
+    await client.subscribe(f"{ROOT}/events")
+    await start_service(MessagingAgent(), plain_settings(mosquitto), message_bodies=bodies)
+    client.publish(f"{REQUEST}/kitchen-panel", {"id": "m1", "text": "tell Anna"})
+    event = (await client.expect(f"{ROOT}/events")).json()
+    arguments = event["data"]["arguments"]
+    assert arguments["recipient"] == "notify.mobile_app_anna"  # who, always
+    assert arguments["message"] == (SPARE_KEY if bodies else f"<{len(SPARE_KEY)} chars>")
+
+
+async def test_reload_presses_run_one_at_a_time_and_a_retained_one_is_ignored(
+    mosquitto: MosquittoBroker, start_service: StartService, client: ApiClient
+) -> None:
+    """Issue 18, finding 7: five presses started five reloads at once; a retained press was
+    obeyed at every start."""
+    client.publish(f"{ROOT}/command/reload_model", "PRESS", retain=True)
+    running, presses = asyncio.Event(), []
+    release = asyncio.Event()
+
+    async def reload_model() -> None:
+        presses.append("pressed")
+        running.set()
+        await release.wait()
+
+    await start_service(
+        EchoAgent(),
+        plain_settings(mosquitto),
+        ApiSettings(instance=INSTANCE),
+        on_reload_model=reload_model,
+    )
+    await asyncio.sleep(0.3)
+    assert presses == []  # the retained press did nothing
+    client.publish(f"{ROOT}/command/reload_model", b"", retain=True)
+    for _ in range(5):
+        client.publish(f"{ROOT}/command/reload_model", "PRESS")
+    await asyncio.wait_for(running.wait(), 5)
+    await asyncio.sleep(0.3)
+    assert presses == ["pressed"]
+    release.set()
+    await asyncio.sleep(0.1)
+    client.publish(f"{ROOT}/command/reload_model", "PRESS")  # once done, a press reloads
+    async with asyncio.timeout(5):
+        while len(presses) < 2:  # noqa: ASYNC110 - the callback is the only signal
+            await asyncio.sleep(0.02)

@@ -28,6 +28,7 @@ ENTITIES = {
     "busy": "binary_sensor",
     "health": "sensor",
     "reload_model": "button",
+    "open_pairing": "button",
 }
 
 

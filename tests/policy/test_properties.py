@@ -10,13 +10,14 @@ from datetime import UTC, datetime, time
 from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings, strategies as st
+import pytest
 
 from botpsy_agent.home.model import Home
 from botpsy_agent.home.resolve import ResolutionError, resolve_call
 from botpsy_agent.policy import Allow, Confirm, Deny, Principal, authorize, scope, usable_filter
 from botpsy_agent.policy.decide import action_levels
 from botpsy_agent.policy.loader import compile_policy
-from botpsy_agent.policy.model import Effect, Policy
+from botpsy_agent.policy.model import Effect, Policy, Window
 from botpsy_agent.policy.schema import PolicyFile
 from devkit.homes import generated_home
 from tool_schemas.actions import ServiceCall
@@ -238,3 +239,21 @@ def test_anonymous_without_rules_gets_nothing_but_conversation_moves(
     allowed = scope(policy, Principal.anonymous(), home, now)
     assert allowed.tools == {"ask_user", "no_tool_fits"}
     assert not allowed.all_entities
+
+
+@pytest.mark.parametrize(
+    ("when", "active"),
+    [
+        (datetime(2026, 12, 4, 1, 0), True),  # Friday 01:00: Thursday night's window
+        (datetime(2026, 12, 6, 1, 0), False),  # Sunday 01:00: Saturday night has none
+        (datetime(2026, 12, 6, 22, 0), True),  # Sunday 22:00: Sunday night's window
+        (datetime(2026, 12, 5, 22, 0), False),  # Saturday 22:00
+        (datetime(2026, 12, 7, 6, 59), True),  # Monday 06:59: Sunday night's
+        (datetime(2026, 12, 3, 12, 0), False),  # Thursday noon: outside the hours
+    ],
+)
+def test_days_are_the_days_a_window_starts_on(when: datetime, active: bool) -> None:
+    """Issue 18, finding 10: a Sunday-Thursday 21:00-07:00 window was checked against the
+    clock's day, so it allowed at Friday 01:00 and denied at Sunday 01:00."""
+    window = Window(time(21, 0), time(7, 0), frozenset({6, 0, 1, 2, 3}))
+    assert window.active(when) is active

@@ -35,6 +35,7 @@ from botpsy_agent.agent.planner import Planner, PlanRequest
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import FastPath
+from botpsy_agent.ha.executor import ExecutionKey
 from botpsy_agent.home.model import Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
 from botpsy_agent.llm.engine import PromptTooLong
@@ -86,7 +87,7 @@ class ExecutionLike(Protocol):
 
 
 class ActionRunner(Protocol):
-    async def execute(self, request_id: str, resolved: ResolvedCall) -> ExecutionLike: ...
+    async def execute(self, key: ExecutionKey, resolved: ResolvedCall) -> ExecutionLike: ...
 
 
 @dataclass(frozen=True)
@@ -365,7 +366,9 @@ class BotPsyAgent:
         decision = authorize(job.policy, request.principal, resolved, job.now)
         report.rule = decision.rule
         if isinstance(decision, Deny):
+            # The service calls were computed from the entity's state: a refusal shows none.
             report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.service_calls = []
             report.error = ErrorInfo(decision.reason.value, decision.message)
             return _Step(
                 report,
@@ -481,7 +484,8 @@ class BotPsyAgent:
             )
         started = time.monotonic()
         number = sequence or f"{len(turn.steps)}"
-        execution = await self._executor.execute(f"{request.id}:{number}", resolved)
+        key = ExecutionKey(request.principal.key, request.id, number)
+        execution = await self._executor.execute(key, resolved)
         turn.timings.ha_ms += (time.monotonic() - started) * 1000
         report.result = execution.to_json()
         status = str(getattr(execution.status, "value", execution.status))
@@ -572,6 +576,7 @@ class BotPsyAgent:
         report.rule = decision.rule
         if isinstance(decision, Deny):
             report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.service_calls = []  # computed from state: a refusal shows none
             report.error = ErrorInfo(decision.reason.value, decision.message)
             turn.steps.append(
                 _Step(report, Status.REFUSED, self._replies.refused(language, decision, home), {})

@@ -49,12 +49,14 @@ class Replies:
         )
 
     def question(self, language: str, decision: Confirm, call: Tool, home: Home) -> str:
+        """The question names the target and, for a message or an event, its content: a
+        "yes" approves exactly what was said (issue 18, finding 3)."""
         args = call.model_dump(exclude_none=True, mode="json")
         action = str(args.get("action", "")).replace("_", " ")
         key = f"confirm.{decision.question}"
         if decision.question.startswith("ungrounded.") and not self.phrases.has(language, key):
             key = "confirm.ungrounded.other"
-        return self.phrases.say(
+        question = self.phrases.say(
             language,
             key,
             targets=self.names(language, home, decision.entity_ids),
@@ -64,6 +66,9 @@ class Replies:
             item=args.get("item", ""),
             tool=call.name.replace("_", " "),
         )
+        if content := _content(args):
+            question += " " + self.phrases.say(language, "confirm.content", content=content)
+        return question
 
     def states(self, language: str, home: Home, states: Iterable[Any], *, names_only: bool) -> str:
         items = []
@@ -168,3 +173,16 @@ class Replies:
                     ]
         joined = self.phrases.join(language, items[:MAX_ITEMS_SPOKEN])
         return self.phrases.say(language, "todo.some" if items else "todo.none", items=joined)
+
+
+MAX_CONTENT_CHARS = 200
+
+
+def _content(args: dict[str, Any]) -> str:
+    """What a message or an event would say, for the confirmation question."""
+    parts = [str(args[k]) for k in ("title", "summary", "message") if args.get(k)]
+    when = args.get("start") or args.get("start_date")
+    if when and parts:
+        parts.append(str(when).replace("T", " "))
+    text = " / ".join(parts)
+    return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"

@@ -83,12 +83,12 @@ class Phrasebook:
         return self._matches(language, "negative", text)
 
     def _matches(self, language: str, kind: str, text: str) -> bool:
+        """Only a bare answer counts: "okay, and turn off the light" is a new request, not a
+        yes (issue 18: it unlocked a door). Case and punctuation do not matter."""
         words = self._lookup(_base(language), f"words.{kind}") or []
         normalized = re.sub(r"[^\w\s']", " ", text.casefold()).strip()
         normalized = " ".join(normalized.split())
-        return any(
-            normalized == w.casefold() or normalized.startswith(w.casefold() + " ") for w in words
-        )
+        return any(normalized == " ".join(w.casefold().split()) for w in words)
 
     def _lookup(self, language: str, key: str) -> Any:
         node: Any = self.catalogs.get(language)

@@ -3,7 +3,7 @@
 Used by the agent::
 
     executor = Executor(client, index)
-    execution = await executor.execute(request_id, resolved)   # a ResolvedCall
+    execution = await executor.execute(ExecutionKey(principal, request_id), resolved)
     execution.status        # ActionStatus: done / failed / unknown
     execution.outcomes      # one ActionOutcome per HA action, in order
     execution.to_json()     # plain JSON, e.g. for ActionReport.result
@@ -81,6 +81,21 @@ class ActionOutcome:
 
 
 @dataclass(frozen=True)
+class ExecutionKey:
+    """What makes an execution happen once: who asked, their request id, and the step.
+
+    Request ids are chosen by clients (and published on the events topic), so an id alone
+    names nobody's request: another principal reusing it must get its own execution, never
+    the first one's result (issue 18, finding 4). The dispatcher keys its replies the same
+    way, with `principal.key`.
+    """
+
+    principal: str
+    request_id: str
+    step: str = "0"
+
+
+@dataclass(frozen=True)
 class Execution:
     """Every action of one request, in order."""
 
@@ -122,22 +137,23 @@ class Executor:
         self._index = index
         self._settle_s = settle_s
         self._remember = remember
-        self._runs: OrderedDict[str, asyncio.Task[Execution]] = OrderedDict()
+        self._runs: OrderedDict[ExecutionKey, asyncio.Task[Execution]] = OrderedDict()
         self._watches: set[_Watch] = set()
         self._remove_listener = index.add_state_listener(self._on_state_change)
 
-    async def execute(self, request_id: str, resolved: ResolvedCall) -> Execution:
-        """Perform the call's actions, or return what performing them under this
-        `request_id` gave the first time. Cancelling the caller does not cancel the work."""
-        run = self._runs.get(request_id)
+    async def execute(self, key: ExecutionKey, resolved: ResolvedCall) -> Execution:
+        """Perform the call's actions, or return what performing them under this `key`
+        gave the first time. Cancelling the caller does not cancel the work."""
+        run = self._runs.get(key)
         if run is None:
+            request_id = f"{key.request_id}:{key.step}"
             run = asyncio.create_task(
                 self._perform(request_id, resolved.actions), name=f"botpsy-execute-{request_id}"
             )
-            self._runs[request_id] = run
+            self._runs[key] = run
             self._forget_old()
         else:
-            self._runs.move_to_end(request_id)
+            self._runs.move_to_end(key)
         return await asyncio.shield(run)
 
     async def close(self) -> None:

@@ -197,5 +197,15 @@ def discovery_payload(settings: ApiSettings) -> dict[str, Any]:
                 entity_category="config",
                 **available,
             ),
+            "open_pairing": entity(
+                "button",
+                "open_pairing",
+                "Open pairing window",
+                command_topic=topics.pairing_open,
+                payload_press="PRESS",
+                icon="mdi:link-variant",
+                entity_category="config",
+                **available,
+            ),
         },
     }

@@ -19,6 +19,7 @@ import logging
 import time
 from typing import Any
 
+from botpsy_agent.audit import records as audit_records  # a module: the two import each other
 from botpsy_agent.mqtt.auth import Authenticator
 from botpsy_agent.mqtt.codes import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode
 from botpsy_agent.mqtt.door_audit import DoorAudit, NoAudit, Refusal
@@ -92,8 +93,13 @@ class Dispatcher:
         events: EventSink = lambda event: None,
         audit: DoorAudit | None = None,
         clock: Callable[[], float] = time.monotonic,
+        message_bodies: bool = False,
     ) -> None:
         self._agent = agent
+        self._message_bodies = message_bodies
+        """Free text in the events' arguments (message bodies, titles): only when the
+        `audit_message_bodies` option is on, as in the audit log. HA's recorder stores the
+        `botpsy_action` events made from them (issue 18, finding 5)."""
         self._settings = settings
         self._topics = Topics.of(settings)
         self._parser = RequestParser(settings)
@@ -327,7 +333,9 @@ class Dispatcher:
                 request_id=parsed.id,
                 principal=principal.key,
                 tool=action.tool,
-                arguments=action.arguments,
+                arguments=dict(action.arguments)
+                if self._message_bodies
+                else audit_records.redact(action.tool, action.arguments),
                 entity_ids=action.entity_ids,
                 decision=action.decision,
                 rule=action.rule,

@@ -50,6 +50,7 @@ class MqttService:
         model: ModelInfo | None = None,
         on_reload_model: Callable[[], Awaitable[None]] | None = None,
         audit: DoorAudit | None = None,
+        message_bodies: bool = False,
     ) -> None:
         self.api = api or ApiSettings()
         self.topics = Topics.of(self.api)
@@ -58,7 +59,13 @@ class MqttService:
         replay = ReplayGuard(self.api.replay_window_s)
         authenticator = Authenticator(secrets or StaticSecrets(), users, replay)
         self.dispatcher = Dispatcher(
-            agent, self.api, authenticator, replay, events=self._publish_event, audit=audit
+            agent,
+            self.api,
+            authenticator,
+            replay,
+            events=self._publish_event,
+            audit=audit,
+            message_bodies=message_bodies,
         )
         self.dispatcher.stats.on_change = self._stats_changed
         self.connection = MqttConnection(
@@ -76,6 +83,9 @@ class MqttService:
             on_disconnect=self._disconnected,
         )
         self._tasks: set[asyncio.Task[None]] = set()
+        self._reloading: asyncio.Task[None] | None = None
+        """The reload in progress: one at a time (issue 18, finding 7: five presses left
+        four loaded workers unreferenced)."""
         self._online = asyncio.Event()
         self._stats_dirty = asyncio.Event()
         self._stats_task: asyncio.Task[None] | None = None
@@ -204,7 +214,16 @@ class MqttService:
                 self.announce()
             return
         if topic == self.topics.reload_model:
-            self._spawn(self._reload_model(message.payload))
+            if message.retained:  # a press left on the broker must not act at every start
+                _LOGGER.warning("Ignored a retained reload_model command")
+            elif message.payload.strip() != b"PRESS":
+                _LOGGER.warning(
+                    "Ignored reload_model command %r: expected PRESS", message.payload[:20]
+                )
+            elif self._reloading is not None and not self._reloading.done():
+                _LOGGER.info("Reload model pressed again: the reload in progress goes on")
+            else:
+                self._reloading = self._spawn(self._reload_model())
             return
         request = RequestMessage(
             topic,
@@ -225,10 +244,7 @@ class MqttService:
             answer.topic, answer.payload(), correlation_data=answer.correlation_data
         )
 
-    async def _reload_model(self, payload: bytes) -> None:
-        if payload.strip() != b"PRESS":
-            _LOGGER.warning("Ignored reload_model command %r: expected PRESS", payload[:20])
-            return
+    async def _reload_model(self) -> None:
         if self._on_reload_model is None:
             _LOGGER.warning("Reload model pressed, but this app cannot reload its model")
             return
@@ -239,7 +255,8 @@ class MqttService:
             _LOGGER.exception("Reloading the model failed")
         self._publish_info()
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task

@@ -70,18 +70,29 @@ class Window:
     days: frozenset[int] | None  # 0 = Monday
 
     def active(self, now: datetime) -> bool:
-        if self.days is not None and now.weekday() not in self.days:
-            return False
+        """`days` are the days a window *starts* on: a Sunday-Thursday 21:00-07:00 window
+        is active at Friday 01:00 (Thursday night's) and not at Sunday 01:00 (issue 18,
+        finding 10: the day was taken from the clock, not from the window's start)."""
         clock = now.time().replace(tzinfo=None)
+        started_today = True
         if self.after is not None and self.before is not None:
             if self.after <= self.before:
-                return self.after <= clock < self.before
-            return clock >= self.after or clock < self.before  # wraps past midnight
-        if self.after is not None:
-            return clock >= self.after
-        if self.before is not None:
-            return clock < self.before
-        return True
+                inside = self.after <= clock < self.before
+            else:  # wraps past midnight: before `before`, it is yesterday's window
+                inside = clock >= self.after or clock < self.before
+                started_today = clock >= self.after
+        elif self.after is not None:
+            inside = clock >= self.after
+        elif self.before is not None:
+            inside = clock < self.before
+        else:
+            inside = True
+        if not inside:
+            return False
+        if self.days is None:
+            return True
+        start_day = now.weekday() if started_today else (now.weekday() - 1) % 7
+        return start_day in self.days
 
     @classmethod
     def of(cls, spec: TimeWindow) -> Window:

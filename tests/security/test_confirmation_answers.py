@@ -1,0 +1,86 @@
+"""Issue 18, finding 3: only a bare yes or no answers a confirmation question, anything else
+is a new request that cancels the parked action; and the question names what is approved
+(the target, and the content of a message or an event). On the real HA core (`ha_bridge`)."""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant
+import pytest
+
+from botpsy_agent.agent.planner import PlanRequest
+from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.protocol import Status
+from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
+from tests.ha_bridge import HaBridge
+from tests.reliability.harness import changed, home_states
+
+OPEN_GARAGE = call("control_cover", entity_id=["cover.garage_door"], action="open")
+KITCHEN_OFF = call("turn_off", entity_id=["light.kitchen_lights"])
+TO_OUTSIDER = call(
+    "send_message", recipient="notify.notifier", message="The spare key is under the pot"
+)
+
+
+def first_then(first: RawCall, then: RawCall) -> ScriptedPlanner:
+    """The first request gets `first`; every later one `then`; after a tool result, text."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if any(m.get("role") == "tool" for m in request.messages[-1:]):
+            return "Done."
+        users = [m for m in request.messages if m.get("role") == "user"]
+        return [first] if len(users) == 1 else [then]
+
+    return ScriptedPlanner(choose)
+
+
+async def test_okay_and_another_request_is_no_yes_and_cancels_the_parked_action(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Reproduced: "okay, and turn off the kitchen light" opened the parked garage door and
+    never touched the light (the old matcher took any sentence starting with "ok")."""
+    agent = make_agent(ha_bridge, first_then(OPEN_GARAGE, KITCHEN_OFF))
+    me = admin(ha_bridge)
+    before = home_states(hass)
+    asked = await agent.handle(ask("open the garage", me))
+    assert asked.status is Status.NEEDS_CONFIRMATION
+    conversation = asked.conversation_id
+    other = await agent.handle(
+        ask("okay, and turn off the kitchen light", me, conversation_id=conversation)
+    )
+    assert "cover.garage_door" not in changed(before, home_states(hass))
+    assert all(a.tool != "control_cover" for a in other.actions)
+    # The parked action is gone: a later bare yes has nothing to approve.
+    late = await agent.handle(ask("yes", me, conversation_id=conversation))
+    assert "cover.garage_door" not in changed(before, home_states(hass))
+    assert all(a.tool != "control_cover" for a in late.actions)
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "yes", "no"),
+    [
+        ("en", "Yes!", True, False),
+        ("en", "  go ahead. ", True, False),
+        ("en", "ok", True, False),
+        ("en", "okay, and turn off the kitchen light", False, False),
+        ("en", "yes but unlock the door too", False, False),
+        ("en", "no", False, True),
+        ("en", "no, open the garage", False, False),
+        ("ko", "네", True, False),
+        ("ko", "네 그리고 불 꺼줘", False, False),
+        ("id", "ya", True, False),
+        ("id", "ya, dan matikan lampu", False, False),
+        ("id", "tidak", False, True),
+    ],
+)
+def test_only_a_bare_yes_or_no_counts(language: str, text: str, yes: bool, no: bool) -> None:
+    phrases = Phrasebook()
+    assert phrases.is_affirmative(language, text) is yes
+    assert phrases.is_negative(language, text) is no
+
+
+async def test_the_question_says_what_a_message_would_say(ha_bridge: HaBridge) -> None:
+    agent = make_agent(ha_bridge, first_then(TO_OUTSIDER, TO_OUTSIDER))
+    asked = await agent.handle(ask("tell the notifier", admin(ha_bridge)))
+    assert asked.status is Status.NEEDS_CONFIRMATION
+    assert "The spare key is under the pot" in asked.speech, asked.speech
