@@ -15,6 +15,10 @@ from custom_components.botpsy.link import AgentLink
 from tests.ha_home import HaHome
 from tests.ha_mqtt import wait_for
 from tests.integration.conftest import AppRunner, SetupEntry
+from tool_schemas.base import Access
+from tool_schemas.catalog import TOOLS
+
+READ_TOOLS = frozenset(name for name, tool in TOOLS.items() if tool.access is Access.READ)
 
 AGENT = "conversation.botpsy_test"
 
@@ -108,9 +112,13 @@ async def test_a_request_beyond_the_fast_path_reaches_the_model(
     )
     answer = link.recent[-1]["response"]
     assert answer["path"] == "model", answer
-    assert answer["status"] in {"done", "needs_clarification", "refused", "error"}
-    assert result["response"]["response_type"] in {"action_done", "query_answer", "error"}
-    assert speech(result)  # something was said, in words, whatever the tiny model chose
+    # Whatever the random model chose, the request named no action: none was executed
+    # (grounding), and what is said comes from what happened.
+    executed = [a for a in answer["actions"] if a["outcome"] == "executed"]
+    assert all(a["tool"] in READ_TOOLS for a in executed), answer
+    if answer["status"] == "done":
+        assert executed, answer  # never "done" with nothing done
+    assert speech(result)
 
 
 async def test_a_user_outside_their_rules_is_refused_and_nothing_changes(

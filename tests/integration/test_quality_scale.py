@@ -83,7 +83,7 @@ async def test_a_refused_signature_asks_to_re_pair_and_pairing_again_fixes_it(
     assert flow["step_id"] == "reauth_confirm"
     result = await configure(hass, flow["flow_id"], {})
     assert result["step_id"] == "pair"
-    result = await configure(hass, flow["flow_id"], {CONF_PAIRING_CODE: pairing_code(caplog)})
+    result = await configure(hass, flow["flow_id"], {CONF_PAIRING_CODE: await pairing_code(hass)})
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "reauth_successful")
     assert entry.data[CONF_SECRET] not in {SECRET, "a-secret-the-app-never-saw-0123456789"}
     await hass.async_block_till_done()

@@ -29,6 +29,10 @@ def doing(first: RawCall) -> ScriptedPlanner:
     return ScriptedPlanner(choose)
 
 
+OFF_TEXT = "the kitchen lights should be off by now"
+ON_TEXT = "the kitchen lights should be on again"
+
+
 async def test_a_second_principal_with_the_same_request_id_gets_its_own_execution(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
@@ -36,14 +40,14 @@ async def test_a_second_principal_with_the_same_request_id_gets_its_own_executio
     on = make_agent(ha_bridge, doing(call("turn_on", entity_id=[KITCHEN])))
     # Both use the bridge's one executor, as every request of one app does.
     before = state(ha_bridge)
-    # (Texts the fast path does not know: the scripted model chooses the calls.)
-    first = await off.handle(ask("the usual, please", admin(ha_bridge), request_id="req-shared"))
+    # (Texts the fast path does not know, naming what the scripted model then does.)
+    first = await off.handle(ask(OFF_TEXT, admin(ha_bridge), request_id="req-shared"))
     assert [a.outcome for a in first.actions] == [Outcome.EXECUTED], (before, first)
     await wait_until(lambda: state(ha_bridge) == "off", 5)
-    second = await on.handle(ask("the other usual", user(ha_bridge), request_id="req-shared"))
+    second = await on.handle(ask(ON_TEXT, user(ha_bridge), request_id="req-shared"))
     assert [a.outcome for a in second.actions] == [Outcome.EXECUTED]
     await wait_until(lambda: state(ha_bridge) == "on", 5)
     assert second.actions[0].result != first.actions[0].result  # not the other's data
     # The same principal repeating its id still gets the first execution (nothing twice).
-    again = await off.handle(ask("the usual, please", admin(ha_bridge), request_id="req-shared"))
+    again = await off.handle(ask(OFF_TEXT, admin(ha_bridge), request_id="req-shared"))
     assert again.actions[0].result == first.actions[0].result

@@ -147,7 +147,9 @@ def _target_named(
         # "everything in the kitchen": the call names the place the user did
         (bool(named_places) and all(request.says_any(_place_names(p)) for p in named_places))
         or (
-            says_device
+            # a kind of device, said ("lamp", "dark", "heating"): the tool's own kind is not
+            # enough here ("the living room feels too cold" is no request for its lights)
+            names_device
             and (
                 any(p is not None and request.says_any(_place_names(p)) for p in own_places)
                 or request.says_any(EVERYWHERE.get(language, ()))

@@ -106,6 +106,7 @@ KINDS: WordTable = {
         "set_fan": ("fan", "speed", "faster", "slower", "oscillate", "direction", "set", "%"),
         "control_media": (
             "play",
+            "playing",
             "pause",
             "resume",
             "stop",
