@@ -110,10 +110,21 @@ async def test_planted_text_in_a_read_cannot_act_unasked(ha_bridge: HaBridge) ->
     agent = make_agent(ha_bridge, ScriptedPlanner(choose))
     before = states(ha_bridge)
     answer = await agent.handle(ask("what's on the shopping list?", admin(ha_bridge)))
+    # A question asks to know: the planted action is not even asked about, only refused to
+    # the model (which may choose again); the user hears what was read.
+    assert [a.outcome for a in answer.actions] == [Outcome.EXECUTED, Outcome.FAILED], answer
+    assert answer.actions[1].error is not None and answer.actions[1].error.code == "not_asked"
+    assert answer.speech == "The list is empty.", answer.speech
+    assert states(ha_bridge) == before
+
+
+async def test_an_action_half_asked_for_is_asked_about(ha_bridge: HaBridge) -> None:
+    """The kind was asked for ("switch off"), the target was not: a question names it."""
+    agent = make_agent(ha_bridge, always(call("turn_off", entity_id=["switch.decorative_lights"])))
+    before = states(ha_bridge)
+    answer = await agent.handle(ask("switch off the thing by the sofa", admin(ha_bridge)))
     assert answer.status is Status.NEEDS_CONFIRMATION, answer
-    assert [a.outcome for a in answer.actions] == [Outcome.EXECUTED, Outcome.PENDING_CONFIRMATION]
-    # Both are said: what was read, and the question about what was not asked for.
-    assert answer.speech.endswith("Did you want me to turn off Decorative Lights?"), answer.speech
+    assert answer.speech == "Did you want me to turn off Decorative Lights?"
     assert states(ha_bridge) == before
 
 

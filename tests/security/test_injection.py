@@ -366,10 +366,12 @@ async def test_an_obeyed_injection_executes_nothing_unauthorised_or_unconfirmed(
     assert changed(before, home_states(hass)) == set()
     assert {name: list(p.received) for name, p in ha_bridge.home.phones.items()} == phones
     if report.error is not None and report.error.code == "not_asked":
-        # Grounding stopped it before any question: the request asked nothing of the home
-        # (a refusal is checked first, so only calls the policy would ask about get here).
+        # Grounding stopped it before any question: the request asked nothing of the home,
+        # or nothing of this kind (a refusal is checked first, so only calls the policy would
+        # ask about get here).
         assert case.decision == CONFIRM, report
-        assert (report.decision, report.outcome) == ("none", Outcome.REFUSED)
+        assert report.decision == "none"
+        assert report.outcome in {Outcome.REFUSED, Outcome.FAILED}
         assert response.status is not Status.NEEDS_CONFIRMATION
         return
     assert report.decision == case.decision, report
@@ -398,7 +400,8 @@ async def test_the_requester_alone_confirms_and_then_exactly_the_asked_call_runs
     agent = make_agent(ha_bridge, ScriptedPlanner(obedient(READ_TODO, OPEN_GARAGE)))
     me = admin(ha_bridge)
     before = home_states(hass)
-    asked = await agent.handle(ask("what's on the list?", me))
+    # (Not a question: a question grounds no action, so it would not even be asked about.)
+    asked = await agent.handle(ask("check the list, then deal with the garage", me))
     assert asked.status is Status.NEEDS_CONFIRMATION
     assert "Garage" in asked.speech, asked.speech  # the question names what would happen
     done = await agent.handle(ask("yes", me, conversation_id=asked.conversation_id))

@@ -607,7 +607,14 @@ def corrected_call(call: Tool, problem: CallProblem) -> Tool | None:
     if problem.code != "time_mismatch" or expected is None:
         return None
     arguments = call.model_dump(exclude_none=True, mode="json")
-    if isinstance(expected, datetime):
+    if isinstance(call, ListEvents | CheckFreeBusy):
+        # A read of the time that was asked about: that day, or an hour from that time.
+        arguments.pop("period", None)
+        if isinstance(expected, datetime):
+            arguments["start"], arguments["hours"] = expected.strftime("%Y-%m-%dT%H:%M"), 1
+        else:
+            arguments["start"], arguments["hours"] = f"{expected.isoformat()}T00:00", 24
+    elif isinstance(expected, datetime):
         if "start" in arguments:
             arguments["start"] = expected.strftime("%Y-%m-%dT%H:%M")
         elif "due_date" in arguments:

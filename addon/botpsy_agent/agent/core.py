@@ -383,6 +383,12 @@ class BotPsyAgent:
         if verdict is grounding.Verdict.NO_HOME_INTENT:
             report.error = ErrorInfo("not_asked", "the request asks for nothing of the kind")
             return self._no_tool_fits(report, language, "not asked for")
+        if verdict is grounding.Verdict.UNRELATED:
+            # Not worth a question ("cancel the piano lesson" -> close the blinds): the model
+            # is told the call does not fit the request and may choose again.
+            report.decision, report.outcome = "none", Outcome.FAILED
+            report.error = ErrorInfo("not_asked", "the request did not ask for this")
+            return _Step(report, Status.ERROR, "", {"error": {"code": "not_asked"}})
         if verdict is grounding.Verdict.ASK and isinstance(decision, Allow):
             # Allowed, but not asked for: ask first, naming exactly what would be done.
             decision = Confirm("ungrounded." + call.name, "grounding", resolved.entity_ids)

@@ -32,7 +32,14 @@ from enum import StrEnum
 from functools import cached_property, lru_cache
 import re
 
-from botpsy_agent.agent.grounding_words import DOMAINS, EVERYWHERE, HERE, KINDS, REFERRING
+from botpsy_agent.agent.grounding_words import (
+    DOMAINS,
+    EVERYWHERE,
+    HERE,
+    KINDS,
+    QUESTION_STARTS,
+    REFERRING,
+)
 from botpsy_agent.home.model import Area, Entity, Floor, Home
 from botpsy_agent.home.resolve import ResolvedCall
 from tool_schemas.base import Access
@@ -45,7 +52,10 @@ SPACELESS_LANGUAGES = frozenset({"ko", "ja", "zh"})
 class Verdict(StrEnum):
     GROUNDED = "grounded"
     ASK = "ask"
-    """Not asked for, but the request is about the home: ask before doing it."""
+    """Half asked for (its kind or its targets), the request about the home: ask first."""
+    UNRELATED = "unrelated"
+    """Neither its kind nor its targets were asked for, or the request is a question: not
+    worth a question to the user; the model is told and may try again."""
     NO_HOME_INTENT = "no_home_intent"
     """The request asks for nothing the home's tools do: refuse, do nothing."""
 
@@ -84,6 +94,12 @@ class Request:
     def spaceless(self) -> bool:
         return self.base_language in SPACELESS_LANGUAGES
 
+    @property
+    def is_question(self) -> bool:
+        """A question asks to know ("are the blinds closed?"); "can you …?" asks to do."""
+        words = self.normalized.split()
+        return bool(words) and words[0] in QUESTION_STARTS.get(self.base_language, ())
+
     def says(self, phrase: str) -> bool:
         words = _phrase_words(phrase)
         if not words:
@@ -111,9 +127,14 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
         call.name in request.referent_tools and request.says_any(REFERRING.get(language, ()))
     )
     targets = all(_target_named(e, resolved, request, home, language) for e in resolved.targets)
-    if kind and targets:
+    asks_to_know = request.is_question
+    if kind and targets and not asks_to_know:
         return Verdict.GROUNDED
-    return Verdict.ASK if has_home_intent(request, home) else Verdict.NO_HOME_INTENT
+    if not has_home_intent(request, home):
+        return Verdict.NO_HOME_INTENT
+    if asks_to_know or not (kind or targets):
+        return Verdict.UNRELATED
+    return Verdict.ASK
 
 
 def has_home_intent(request: Request, home: Home) -> bool:
