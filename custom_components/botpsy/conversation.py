@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Literal, override
 
 from homeassistant.components import conversation
-from homeassistant.core import HomeAssistant, callback
+from homeassistant.core import Event, HomeAssistant, callback
 from homeassistant.helpers import (
     device_registry as dr,
     entity_registry as er,
@@ -63,9 +63,7 @@ class BotPsyConversationEntity(conversation.ConversationEntity):
         self.async_on_remove(self.entry.runtime_data.add_listener(self._app_changed))
         # The app's MQTT device may be discovered after this entity is added.
         self.async_on_remove(
-            self.hass.bus.async_listen(
-                dr.EVENT_DEVICE_REGISTRY_UPDATED, lambda _event: self._sync_device()
-            )
+            self.hass.bus.async_listen(dr.EVENT_DEVICE_REGISTRY_UPDATED, self._device_changed)
         )
         self._sync_device()
 
@@ -75,9 +73,14 @@ class BotPsyConversationEntity(conversation.ConversationEntity):
         self.async_write_ha_state()
 
     @callback
+    def _device_changed(self, _event: Event[dr.EventDeviceRegistryUpdatedData]) -> None:
+        self._sync_device()
+
+    @callback
     def _sync_device(self) -> None:
         """Keep the agent device's version the app's, and link it to the app's device."""
-        if self.device_entry is None:
+        # The registry may announce a change after the entry was unloaded.
+        if self.device_entry is None or getattr(self.entry, "runtime_data", None) is None:
             return
         registry = dr.async_get(self.hass)
         device = registry.async_get(self.device_entry.id)
