@@ -18,7 +18,7 @@ from botpsy_agent.llm.prompt import build_prefix, prefix_tokens
 from botpsy_agent.llm.template import ChatTemplate
 from botpsy_agent.policy import Principal, parse_policy, scope
 from devkit.homes import family_home, generated_home
-from devkit.real_models import DEFAULT_MODEL, cache_dir
+from devkit.real_models import DEFAULT_MODEL, fetch
 
 PREFIX_BUDGET = 2000
 PER_ENTITY_BUDGET = 12
@@ -32,9 +32,7 @@ class QwenTokens:
     def __init__(self) -> None:
         from llama_cpp import Llama
 
-        path = cache_dir() / f"{DEFAULT_MODEL}.gguf"
-        if not path.exists():
-            pytest.skip(f"the real model is not cached at {path} (devkit.real_models fetch)")
+        path = fetch(DEFAULT_MODEL)  # the test bed's real tokenizer (downloaded once, cached)
         self._llm = Llama(model_path=str(path), vocab_only=True, verbose=False)
         self.template = ChatTemplate(str(self._llm.metadata["tokenizer.chat_template"]))
 
