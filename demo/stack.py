@@ -195,9 +195,12 @@ class DemoStack:
             await self.app.client.wait_connected(HA_START_TIMEOUT_S)
 
     async def wait_ready(self, timeout_s: float = HA_START_TIMEOUT_S) -> None:
-        """Until HA answers and the app is connected to it (at once unless HA restarts)."""
+        """Until HA answers, has started, and the app has loaded it (at once unless HA
+        restarts): before that the app answers `ha_starting`."""
         await asyncio.wait_for(self._ha_ready.wait(), timeout_s)
         await self._wait_app_connected()
+        if self.app is not None:
+            await self.app.index.wait_ready(timeout_s)
 
     async def _start_app(self) -> None:
         assert self.accounts is not None

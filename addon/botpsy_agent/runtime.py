@@ -160,6 +160,7 @@ class App:
             phrases=Phrasebook(config.translations),
             clock=self.now,
             settings=config.agent,
+            ha_unready=self._ha_unready,
         )
         self.mqtt = MqttService(
             self.agent,
@@ -307,6 +308,11 @@ class App:
         """Names changed: warm the prompts of the people who used the agent recently."""
         if self.agent is not None:
             self.agent.warm_recent(self.index.home, self.policies.policy, self.now())
+
+    def _ha_unready(self) -> str | None:
+        if self.index.ready:
+            return None
+        return "ha_starting" if self.index.ha_starting else "ha_unavailable"
 
     def _ha_state(self, state: ConnectionState) -> None:
         self.health.update(ha_connected=state is ConnectionState.CONNECTED)

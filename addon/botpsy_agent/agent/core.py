@@ -149,8 +149,12 @@ class BotPsyAgent:
         clock: Callable[[], datetime],
         fast_path: FastPath | None = None,
         settings: AgentSettings | None = None,
+        ha_unready: Callable[[], str | None] = lambda: None,
     ) -> None:
         self._home = home
+        self._ha_unready = ha_unready
+        """The error code to answer while HA cannot be acted in (starting, unreachable),
+        None when it can: a home half loaded would make "done" a guess."""
         self._policy = policy
         self._executor = executor
         self.planner = planner
@@ -183,6 +187,8 @@ class BotPsyAgent:
     async def _handle(self, request: AgentRequest) -> AgentResponse:
         if not self._phrases.supports(request.language):
             return self._failure(request, Status.ERROR, "unknown_language")
+        if (unready := self._ha_unready()) is not None:
+            return self._failure(request, Status.ERROR, unready)
         home, policy, now = self._home(), self._policy(), self._clock()
         waiting = self.conversations.pending_for(request.conversation_id)
         if waiting is not None:

@@ -4,7 +4,8 @@ Used by the agent, the policy, the MQTT layer and the executor::
 
     index = EntityIndex(client)
     await index.start()                       # subscribes; loads as soon as connected
-    await index.wait_synced(timeout_s=30)
+    await index.wait_synced(timeout_s=30)    # loaded, even while HA is still starting
+    index.ready                               # loaded, and HA has finished starting
     index.home                                # botpsy_agent.home.model.Home (immutable)
     index.listing_version                     # str: Home.names_key, changes only with
                                               # what the prompt's listing is made from
@@ -16,8 +17,11 @@ Used by the agent, the policy, the MQTT layer and the executor::
 
 Kept current from `state_changed` and the `*_registry_updated` events (plus notify service
 and user events). Every (re)connection reloads everything, so changes made while the
-connection was down are caught up. Loads run one at a time in one worker; a state event that
-arrives while `get_states` is in flight is newer than the snapshot and is kept.
+connection was down are caught up. HA accepts connections before its integrations have
+set up their entities; until `get_config` reports `RUNNING` (asked every second; then
+everything is reloaded) the index is not `ready`, so nobody acts on a home half there.
+Loads run one at a time in one worker; a state event that arrives while `get_states` is in
+flight is newer than the snapshot and is kept.
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ REGISTRY_EVENTS = {
     "user_removed": "users",
 }
 SERVICE_EVENTS = ("service_registered", "service_removed")
+RUNNING = "RUNNING"
+START_POLL_S = 1.0
+"""How often a starting HA is asked whether it has finished (its started event is for
+admins only, and the app's token need not be one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +105,10 @@ class EntityIndex:
         self._dirty_entries: set[str] = set()
         self._worker: asyncio.Task[None] | None = None
         self._synced = asyncio.Event()
+        self._ready = asyncio.Event()
+        self._ha_running = False
+        self._start_watch: asyncio.Task[None] | None = None
+        """What HA's `get_config` said at the last full load, or its started event since."""
         self._touched: set[str] | None = None
         """During a full load: entities whose state an event changed meanwhile."""
         self._service_events: list[tuple[str, bool]] | None = None
@@ -133,6 +145,16 @@ class EntityIndex:
         """True once a full load finished on the current connection."""
         return self._synced.is_set()
 
+    @property
+    def ready(self) -> bool:
+        """Synced, and HA had finished starting: what the index says is what HA has."""
+        return self._ready.is_set()
+
+    @property
+    def ha_starting(self) -> bool:
+        """Connected and loaded, but HA has not finished setting up its integrations."""
+        return self.synced and not self._ha_running
+
     def add_listing_listener(self, listener: ListingListener) -> Callable[[], None]:
         """Call `listener(listing_version)` whenever the listing changes."""
         self._listing_listeners.append(listener)
@@ -145,6 +167,10 @@ class EntityIndex:
     async def wait_synced(self, timeout_s: float) -> None:
         async with asyncio.timeout(timeout_s):
             await self._synced.wait()
+
+    async def wait_ready(self, timeout_s: float) -> None:
+        async with asyncio.timeout(timeout_s):
+            await self._ready.wait()
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -173,6 +199,8 @@ class EntityIndex:
         for subscription in self._subscriptions:
             await subscription.unsubscribe()
         self._subscriptions = []
+        if self._start_watch is not None:
+            self._start_watch.cancel()
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.cancel()
@@ -186,6 +214,7 @@ class EntityIndex:
             self._request(FULL)
         else:
             self._synced.clear()
+            self._ready.clear()
 
     def _on_state_changed(self, event: Mapping[str, Any]) -> None:
         data = event.get("data") or {}
@@ -264,6 +293,7 @@ class EntityIndex:
 
     async def _load_all(self) -> None:
         self._synced.clear()
+        self._ready.clear()
         call = self._client.call
         self._touched, self._service_events = set(), []
         try:
@@ -319,12 +349,33 @@ class EntityIndex:
                 fresh.states.pop(entity_id, None)
         self._data = fresh
         self._temperature_unit = _temperature_unit(config)
+        self._ha_running = _state_of_core(config) == RUNNING
+        if not self._ha_running and (self._start_watch is None or self._start_watch.done()):
+            _LOGGER.info("Home Assistant is still starting; requests wait until it has started")
+            self._start_watch = asyncio.create_task(
+                self._watch_start(), name="botpsy-ha-start-watch"
+            )
         self._rebuild()
         if not self._dirty:
             self._synced.set()
+            if self._ha_running:
+                self._ready.set()
         _LOGGER.info(
             "Entity index loaded: %d entities in %d areas", len(self._entities), len(self._areas)
         )
+
+    async def _watch_start(self) -> None:
+        """Until HA says it is running; then reload what its integrations have set up."""
+        while True:
+            await asyncio.sleep(START_POLL_S)
+            try:
+                config = await self._client.call({"type": "get_config"})
+            except HaError:
+                return  # reconnecting reloads everything, and watches again if need be
+            if _state_of_core(config) == RUNNING:
+                _LOGGER.info("Home Assistant has started")
+                self._request(FULL)
+                return
 
     async def _load_some(self, kinds: set[str], entries: set[str]) -> None:
         call, data = self._client.call, self._data
@@ -430,6 +481,13 @@ def _apply_service_event(data: HaData, service: str, added: bool) -> bool:
         return False
     data.notify_services = tuple(sorted(known))
     return True
+
+
+def _state_of_core(config: object) -> str:
+    """HA's core state from `get_config` (`RUNNING` once started); RUNNING when an HA too old
+    to say is asked."""
+    state = config.get("state") if isinstance(config, dict) else None
+    return state if isinstance(state, str) else RUNNING
 
 
 def _temperature_unit(config: object) -> str:

@@ -39,6 +39,10 @@ _SECURITY = logging.getLogger("botpsy_agent.security")
 type EventSink = Callable[[dict[str, Any]], None]
 
 
+NOT_NOW = frozenset({"ha_starting", "ha_unavailable"})
+"""Error codes of answers a retry of the same request must not be given again."""
+
+
 @dataclass(frozen=True)
 class RequestMessage:
     """A message received on a request topic, free of any MQTT library's types."""
@@ -146,8 +150,10 @@ class Dispatcher:
             stopped = _failure(routed.request.id, ErrorCode.SHUTTING_DOWN, "the app stopped")
             self._outcomes.finish(key, stopped, keep=False)
             raise
-        # Not kept: a retry of a `busy` or `warming_up` answer must run again.
-        keep = response.status not in {Status.BUSY, Status.WARMING_UP}
+        # Not kept: a retry of an answer that says "not now" must run again.
+        keep = response.status not in {Status.BUSY, Status.WARMING_UP} and (
+            response.error is None or response.error.code not in NOT_NOW
+        )
         self._outcomes.finish(key, response, keep=keep)
         self._report_actions(routed.request, routed.principal, response)
         return Answer(routed.reply, response, message.correlation_data)

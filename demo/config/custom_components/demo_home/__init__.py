@@ -8,15 +8,22 @@ every device back as it started (the evaluation runs each case from the same hom
 
 from __future__ import annotations
 
+import asyncio
+import os
+
 from homeassistant.core import HomeAssistant, ServiceCall
 from homeassistant.helpers.discovery import async_load_platform
 from homeassistant.helpers.typing import ConfigType
 
 DOMAIN = "demo_home"
 PLATFORMS = ("light", "switch", "cover", "lock", "fan", "climate", "media_player")
+SLOW_START_ENV = "BOTPSY_DEMO_SLOW_START_S"
+"""Tests set it to hold HA in its starting state, with no devices yet, for that long."""
 
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
+    if delay := os.environ.get(SLOW_START_ENV):
+        await asyncio.sleep(float(delay))
     hass.data[DOMAIN] = []
 
     async def reset(call: ServiceCall) -> None:
