@@ -30,7 +30,13 @@ from botpsy_agent.models.catalog import CATALOG, HUGGING_FACE_BASE_URL
 from botpsy_agent.models.store import ensure_model, plan_model
 from demo.assist import AssistClient, show_assist
 from demo.client import WARM_UP_RETRY_S, AgentClient
-from demo.stack import INSTANCE, DemoStack, ModelChoice, quiet_libraries
+from demo.stack import (
+    INSTANCE,
+    DemoStack,
+    ModelChoice,
+    quiet_libraries,
+    stop_cleanly_on_sigterm,
+)
 from devkit.tiny_gguf import TINY_QWEN35, cached_model
 
 ANSWERED = {"done", "needs_confirmation", "needs_clarification", "refused"}
@@ -235,6 +241,7 @@ def run() -> None:
     )
     args = parser.parse_args()
     code = 130
+    stop_cleanly_on_sigterm()
     with contextlib.suppress(KeyboardInterrupt):
         code = asyncio.run(main(args))
     sys.exit(code)

@@ -278,6 +278,13 @@ class DemoStack:
             self.broker.stop()
 
 
+def stop_cleanly_on_sigterm() -> None:
+    """A terminated demo or evaluation (a timeout, `kill`) stops HA and Mosquitto as Ctrl-C
+    does, instead of leaving them running: SIGTERM raises KeyboardInterrupt, which
+    `asyncio.run` turns into cancelling the main task, so the stack's `async with` exits."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 def quiet_libraries() -> None:
     """The demo prints its own progress; libraries speak only when something is wrong."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

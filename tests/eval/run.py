@@ -29,7 +29,7 @@ from botpsy_agent.policy import Principal, scope
 from demo.__main__ import choose_model
 from demo.client import AgentClient
 from demo.home_setup import ha_client
-from demo.stack import INSTANCE, DemoStack, ModelChoice
+from demo.stack import INSTANCE, DemoStack, ModelChoice, stop_cleanly_on_sigterm
 from devkit import real_models
 from tests.eval.cases import Case, load_cases
 from tests.eval.home import Home
@@ -305,7 +305,12 @@ def main() -> None:
     )
     parser.add_argument("--stand-in", action="store_true", help="use the generated stand-in model")
     parser.add_argument("--only", nargs="*", help="only these categories or case ids")
-    sys.exit(asyncio.run(evaluate(parser.parse_args())))
+    args = parser.parse_args()
+    stop_cleanly_on_sigterm()
+    try:
+        sys.exit(asyncio.run(evaluate(args)))
+    except KeyboardInterrupt:
+        sys.exit(130)
 
 
 if __name__ == "__main__":
