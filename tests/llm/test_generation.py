@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from botpsy_agent.agent import grounding
+from botpsy_agent.agent.narrowing import narrowed_schemas
 from botpsy_agent.agent.offer import Offer, build_offer
 from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
@@ -153,3 +155,34 @@ def test_the_grammar_gives_a_call_exactly_one_target(
                 assert set(named) & set(GROUPS), (found.name, found.arguments)
     assert ("entity_id",) in shapes  # the samples did try more than one shape
     assert len(shapes) > 1, shapes
+
+
+@pytest.mark.parametrize("engine_name", ["qwen35_engine", "qwen3_engine"])
+def test_a_narrowed_grammar_keeps_every_call_to_what_was_named(
+    engine_name: str, request: pytest.FixtureRequest
+) -> None:
+    """Random weights at a high temperature, under the grammar narrowed for "tell Anna
+    dinner is ready": whatever they call, an action can only be a message to Anna, in words
+    the user said."""
+    engine: LlamaEngine = request.getfixturevalue(engine_name)
+    offer = offer_for(admin)
+    text = "tell Anna dinner is ready"
+    schemas = narrowed_schemas(offer, grounding.Request(text, "en"), HOME)
+    assert schemas is not None
+    by_name = {s["name"]: s for s in offer.schemas}
+    prompt, prefix = prompt_for(engine, offer, text)
+    grammar = build_grammar(schemas, engine.info.tool_format, Mode.REQUIRED)
+    engine.check_grammar(grammar)
+    called: set[str] = set()
+    for seed in range(10):
+        completion = engine.complete(prompt, prefix, grammar, 200, temperature=1.5, seed=seed)
+        for found in parse_output(completion.text, engine.info.tool_format, by_name).calls:
+            called.add(found.name)
+            if by_name[found.name]["access"] != "control":
+                continue
+            assert found.name in {"send_message", "create_event", "update_event"}, found
+            if found.name == "send_message":
+                assert found.arguments["recipient"] == "notify.mobile_app_anna", found
+                said = {"tell", "anna", "dinner", "is", "ready"}
+                assert set(found.arguments["message"].casefold().split()) <= said, found
+    assert called, "no call was generated"

@@ -30,6 +30,7 @@ from botpsy_agent.agent.conversation import (
     ConversationStore,
     PendingConfirmation,
 )
+from botpsy_agent.agent.narrowing import narrowed_schemas
 from botpsy_agent.agent.offer import Offer, build_offer
 from botpsy_agent.agent.planner import Planner, PlanRequest
 from botpsy_agent.agent.replies import Replies
@@ -240,6 +241,7 @@ class BotPsyAgent:
         area = home.areas[request.area_id].name if request.area_id in home.areas else None  # type: ignore[index]
         user = {"role": "user", "content": f"{request_context(now, area_name=area)} {request.text}"}
         messages = [*job.conversation.history, user]
+        schemas = narrowed_schemas(offer, self._request_words(job), home)
         made: set[str] = set()
         for step_number in range(self.settings.max_steps):
             try:
@@ -251,6 +253,7 @@ class BotPsyAgent:
                         request.id,
                         step_number,
                         calls_only=step_number == 0,
+                        schemas=schemas,
                     )
                 )
             except (ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp) as err:

@@ -137,6 +137,25 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
     return Verdict.ASK
 
 
+def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | None:
+    """Of these action tools, the ones whose kind the request names (or, with a word
+    pointing back, the kind this conversation last did); None when it names none.
+
+    The model's grammar is narrowed to these (plus every tool that changes nothing): any
+    other action could at best become a question, and a small model picks the wrong tool
+    for "put butter on the shopping list" far less often when it cannot pick a cover.
+    """
+    language = request.base_language if request.base_language in KINDS else "en"
+    words = KINDS[language]
+    referring = request.says_any(REFERRING.get(language, ()))
+    named = frozenset(
+        name
+        for name in actions
+        if request.says_any(words.get(name, ())) or (referring and name in request.referent_tools)
+    )
+    return named or None
+
+
 def has_home_intent(request: Request, home: Home) -> bool:
     """Does the request name any kind of action, any device word, or anything of the home?"""
     language = request.base_language if request.base_language in KINDS else "en"
@@ -150,24 +169,33 @@ def has_home_intent(request: Request, home: Home) -> bool:
     return not vocabulary.forms.isdisjoint(request.words)
 
 
-def _target_named(
-    entity: Entity, resolved: ResolvedCall, request: Request, home: Home, language: str
+def named_entities(request: Request, home: Home) -> frozenset[str]:
+    """The entities the request names whatever the call: by name, by a device word with
+    their place (or the whole home, or the speaker's room), or by pointing back at them.
+
+    The model's grammar is narrowed to these where a tool has any of them: a small model
+    told "tell Anna dinner is ready" then cannot write to Sam's phone instead.
+    """
+    language = request.base_language if request.base_language in KINDS else "en"
+    return frozenset(
+        entity.entity_id
+        for entity in home.entities.values()
+        if _entity_named(entity, request, home, language, says_device=False)
+    )
+
+
+def _entity_named(
+    entity: Entity, request: Request, home: Home, language: str, *, says_device: bool
 ) -> bool:
+    """Named without help from the call; `says_device`: the call's tool is for this kind of
+    device only, which lets a word pointing back name what this conversation acted on."""
     if request.says_any(_distinctive(entity, home)):
         return True
     names_device = request.says_any(DOMAINS[language].get(entity.domain, ()))
-    says_device = names_device or _implied_domain(resolved, entity)
-    spec = resolved.call.target_fields()
-    named_places: list[Area | Floor] = []
-    if spec is not None:
-        named_places = [home.areas[a] for a in spec.area_id or () if a in home.areas]
-        named_places += [home.floors[f] for f in spec.floor_id or () if f in home.floors]
     own_places = [home.areas.get(entity.area_id or ""), home.floors.get(entity.floor_id or "")]
     in_speakers_room = entity.area_id is not None and entity.area_id == request.speaker_area
     return (
-        # "everything in the kitchen": the call names the place the user did
-        (bool(named_places) and all(request.says_any(_place_names(p)) for p in named_places))
-        or (
+        (
             # a kind of device, said ("lamp", "dark", "heating"): the tool's own kind is not
             # enough here ("the living room feels too cold" is no request for its lights)
             names_device
@@ -176,14 +204,31 @@ def _target_named(
                 or request.says_any(EVERYWHERE.get(language, ()))
                 or in_speakers_room
                 # the home's only one of its kind, named: "the calendar", "the vacuum"
-                or (names_device and len(home.by_domain.get(entity.domain, ())) == 1)
+                or len(home.by_domain.get(entity.domain, ())) == 1
             )
         )
         or (
             entity.entity_id in request.referents
-            and (says_device or request.says_any(REFERRING.get(language, ())))
+            and (names_device or says_device or request.says_any(REFERRING.get(language, ())))
         )
         or (in_speakers_room and request.says_any(HERE.get(language, ())))
+    )
+
+
+def _target_named(
+    entity: Entity, resolved: ResolvedCall, request: Request, home: Home, language: str
+) -> bool:
+    spec = resolved.call.target_fields()
+    named_places: list[Area | Floor] = []
+    if spec is not None:
+        named_places = [home.areas[a] for a in spec.area_id or () if a in home.areas]
+        named_places += [home.floors[f] for f in spec.floor_id or () if f in home.floors]
+    return (
+        # "everything in the kitchen": the call names the place the user did
+        (bool(named_places) and all(request.says_any(_place_names(p)) for p in named_places))
+        or _entity_named(
+            entity, request, home, language, says_device=_implied_domain(resolved, entity)
+        )
     )
 
 

@@ -7,6 +7,8 @@ scripted planner that only *chooses calls* (everything after the choice is the s
 from __future__ import annotations
 
 from dataclasses import dataclass
+import hashlib
+import json
 import logging
 import threading
 import time
@@ -36,6 +38,10 @@ class PlanRequest:
     calls_only: bool = True
     """Only tool calls may be generated (the first step of a request: text there could only
     claim something that was never done). Later steps may answer in text."""
+    schemas: tuple[dict[str, Any], ...] | None = None
+    """What the grammar allows, when narrower than the offer (fewer tools, fewer entities
+    in their enums): the prompt, and so its cached prefix, still shows the whole offer.
+    None: the offer's schemas."""
 
 
 @dataclass(frozen=True)
@@ -108,11 +114,18 @@ class LlmPlanner:
 
     # --- on the model thread -------------------------------------------------------------------
 
-    def _grammar(self, engine: LlamaEngine, offer: Offer, mode: Mode) -> Grammar:
-        key = f"{offer.key}:{mode.value}"
+    def _grammar(
+        self,
+        engine: LlamaEngine,
+        offer: Offer,
+        mode: Mode,
+        schemas: tuple[dict[str, Any], ...] | None = None,
+    ) -> Grammar:
+        narrowed = "" if schemas is None else _digest(schemas)
+        key = f"{offer.key}:{mode.value}:{narrowed}"
         grammar = self._grammars.get(key)
         if grammar is None:
-            grammar = build_grammar(offer.schemas, engine.info.tool_format, mode)
+            grammar = build_grammar(schemas or offer.schemas, engine.info.tool_format, mode)
             engine.check_grammar(grammar)  # an invalid grammar would crash llama.cpp later
             if len(self._grammars) > 32:
                 self._grammars.clear()
@@ -160,7 +173,8 @@ class LlmPlanner:
             enable_thinking=thinking,
         )
         tokens, prefix_length = rendered.tokens, rendered.cuts
-        grammar = self._grammar(engine, offer, Mode.REQUIRED if request.calls_only else Mode.AUTO)
+        mode = Mode.REQUIRED if request.calls_only else Mode.AUTO
+        grammar = self._grammar(engine, offer, mode, request.schemas)
         if thinking:
             thought = engine.complete(
                 tokens,
@@ -184,3 +198,8 @@ class LlmPlanner:
             model_ms=(time.monotonic() - started) * 1000,
             truncated=completion.finish_reason == "length",
         )
+
+
+def _digest(schemas: tuple[dict[str, Any], ...]) -> str:
+    text = json.dumps(schemas, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -28,6 +28,10 @@ MAX_CALLS_PER_TURN = 3
 MAX_ANSWER_CHARS = 400
 MAX_ARRAY_ITEMS = 6  # more targets than this in one call: name an area or floor instead
 SHORT_TEXT_CHARS = 120
+WORDS_KEY = "x-words"
+"""A string field's allowed words (the request's own, see agent/narrowing.py): its text is
+then those words and nothing else."""
+MAX_TEXT_WORDS = 40
 LONG_TEXT_CHARS = 300
 
 
@@ -329,7 +333,12 @@ class GrammarBuilder:
             ]
             return self.rules.add(name, " | ".join(options))
         if kind == "string":
-            return self.rules.add(name, self._string(spec, quoted=json_strings))
+            body = (
+                self._words(tool, key, spec, quoted=json_strings)
+                if spec.get(WORDS_KEY)
+                else self._string(spec, quoted=json_strings)
+            )
+            return self.rules.add(name, body)
         if kind == "integer":
             lo, hi = spec.get("minimum"), spec.get("maximum")
             body = (
@@ -349,6 +358,15 @@ class GrammarBuilder:
             more = f'(", " {item}){{{max(least - 1, 0)},{most - 1}}}'
             return self.rules.add(name, f'"[" {item} {more} "]"')
         raise ValueError(f"{tool}.{key}: no grammar for schema type {kind!r}")
+
+    def _words(self, tool: str, key: str, spec: Mapping[str, Any], *, quoted: bool) -> str:
+        """Text made only of the given words, one space between: what the user said."""
+        words: list[str] = list(dict.fromkeys(str(w) for w in spec[WORDS_KEY]))
+        literal = (lambda w: gbnf_literal(json.dumps(w)[1:-1])) if quoted else gbnf_literal
+        word = self.rules.add(_rule_name("word", tool, key), " | ".join(map(literal, words)))
+        most = min(max(len(words) + 4, 1), MAX_TEXT_WORDS)
+        body = f'{word} (" " {word}){{0,{most - 1}}}'
+        return f'"\\"" {body} "\\""' if quoted else body
 
     @staticmethod
     def _string(spec: Mapping[str, Any], *, quoted: bool) -> str:

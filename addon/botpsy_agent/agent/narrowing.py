@@ -1,0 +1,107 @@
+"""The grammar for one request: the offer, narrowed to what the user's words name.
+
+Grounding rejects an action whose kind or targets the user did not name; a small model
+proposes such actions often ("put butter on the shopping list" → close the blinds; "tell
+Anna…" → a message to Sam). Narrowing the grammar to the named kinds and targets spends
+that check before generation instead of after it, so the model's one choice is among the
+calls that could run. It only ever removes choices, never adds any:
+
+* action tools whose kind no word names are left out, when some action kind is named
+  (tools that change nothing stay: reads, questions, "no tool fits");
+* an action tool's entity enums keep only the entities the request names, when it names
+  any of that tool's (otherwise the tool keeps its scope, and grounding asks or refuses);
+* what an action writes for people (a message, a list item, an event's title) is made of
+  the request's own words: a model cannot put "bread" on the list for "butter and cheese",
+  nor words planted in a calendar entry into a message.
+
+The prompt still shows the whole offer, so the cached prompt prefix is the same for every
+request.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from botpsy_agent.agent import grounding
+from botpsy_agent.agent.offer import SINGLE_ENTITY_FIELDS, Offer
+from botpsy_agent.home.model import Home
+from botpsy_agent.llm.grammar import WORDS_KEY
+from tool_schemas.base import Access
+
+ENTITY_FIELDS = ("entity_id", *SINGLE_ENTITY_FIELDS)
+CONTENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "send_message": ("message",),
+    "create_notification": ("message",),
+    "add_todo_item": ("item", "description"),
+    "create_event": ("summary", "description", "location"),
+}
+"""Text an action writes for people, which only the user's words may fill. Not an update's
+title (a rename keeps the event's own, which the user need not repeat) nor a list item to
+tick off ("I bought everything" names none)."""
+_EDGE_PUNCTUATION = '.,!?;:"()[]{}…“”\u2018\u2019'  # and curly single quotes
+
+
+def narrowed_schemas(
+    offer: Offer, words: grounding.Request, home: Home
+) -> tuple[dict[str, Any], ...] | None:
+    """The schemas the grammar allows for this request; None when nothing narrows."""
+    actions = [s["name"] for s in offer.schemas if s.get("access") == Access.CONTROL.value]
+    kinds = grounding.asked_kinds(words, actions)
+    named = grounding.named_entities(words, home)
+    said = request_words(words.text)
+    narrowed: list[dict[str, Any]] = []
+    for schema in offer.schemas:
+        if schema["name"] not in actions:
+            narrowed.append(schema)
+        elif kinds is None or schema["name"] in kinds:
+            narrowed.append(_said_only(_named_only(schema, named), said))
+    result = tuple(narrowed)
+    return None if result == offer.schemas else result
+
+
+def _named_only(schema: dict[str, Any], named: frozenset[str]) -> dict[str, Any]:
+    properties = schema["parameters"]["properties"]
+    keep: dict[str, list[str]] = {}
+    for field in ENTITY_FIELDS:
+        enum = _enum(properties.get(field))
+        chosen = [e for e in enum or () if e in named]
+        if chosen and chosen != enum:
+            keep[field] = chosen
+    if not keep:
+        return schema
+    schema = copy.deepcopy(schema)
+    for field, chosen in keep.items():
+        spec = schema["parameters"]["properties"][field]
+        (spec["items"] if spec.get("type") == "array" else spec)["enum"] = chosen
+    return schema
+
+
+def _enum(spec: dict[str, Any] | None) -> list[str] | None:
+    if spec is None:
+        return None
+    target = spec["items"] if spec.get("type") == "array" else spec
+    enum = target.get("enum")
+    return enum if isinstance(enum, list) else None
+
+
+def request_words(text: str) -> tuple[str, ...]:
+    """The request's words as said, and each with a capital first letter (a title)."""
+    words = [w.strip(_EDGE_PUNCTUATION) for w in text.split()]
+    forms = [form for w in words if w for form in (w, w[:1].upper() + w[1:])]
+    return tuple(dict.fromkeys(forms))
+
+
+def _said_only(schema: dict[str, Any], said: tuple[str, ...]) -> dict[str, Any]:
+    fields = [f for f in CONTENT_FIELDS.get(schema["name"], ()) if f in _properties(schema)]
+    if not fields or not said:
+        return schema
+    schema = copy.deepcopy(schema)
+    for field in fields:
+        _properties(schema)[field][WORDS_KEY] = list(said)
+    return schema
+
+
+def _properties(schema: dict[str, Any]) -> dict[str, Any]:
+    properties: dict[str, Any] = schema["parameters"]["properties"]
+    return properties

@@ -1,0 +1,91 @@
+"""The grammar's narrowing for one request (agent/narrowing.py), on the family test home:
+it keeps what the words name and removes only choices grounding would not have run."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from botpsy_agent.agent import grounding
+from botpsy_agent.agent.narrowing import narrowed_schemas
+from botpsy_agent.agent.offer import Offer, build_offer
+from botpsy_agent.policy import scope
+from devkit.homes import family_home
+from tests.policy.policies import admin, family_policy
+
+HOME = family_home()
+NOON = datetime(2026, 11, 30, 12, tzinfo=UTC)
+
+
+def _offer() -> Offer:
+    return build_offer(scope(family_policy(), admin, HOME, NOON), HOME)  # type: ignore[arg-type]
+
+
+def _narrowed(text: str, **words: Any) -> dict[str, dict[str, Any]]:
+    offer = _offer()
+    schemas = narrowed_schemas(offer, grounding.Request(text, "en", **words), HOME)
+    assert schemas is not None, f"nothing narrowed for {text!r}"
+    return {s["name"]: s for s in schemas}
+
+
+def _enum(schema: dict[str, Any], field: str) -> list[str]:
+    spec = schema["parameters"]["properties"][field]
+    return list((spec["items"] if spec.get("type") == "array" else spec)["enum"])
+
+
+def test_a_named_kind_leaves_out_the_other_actions_but_keeps_every_read() -> None:
+    tools = _narrowed("we're low on butter, put it on the shopping list")
+    assert "add_todo_item" in tools
+    assert "control_cover" not in tools and "send_message" not in tools
+    reads = {s["name"] for s in _offer().schemas if s["access"] != "control"}
+    assert reads and reads <= set(tools)
+
+
+def test_a_named_recipient_is_the_only_one_left() -> None:
+    tools = _narrowed("tell Anna dinner is ready")
+    assert _enum(tools["send_message"], "recipient") == ["notify.mobile_app_anna"]
+
+
+def test_named_lights_narrow_the_entity_ids_and_leave_the_areas() -> None:
+    tools = _narrowed("dim the kitchen lights")
+    assert _enum(tools["set_light"], "entity_id") == ["light.kitchen", "light.kitchen_counter"]
+    assert "kitchen" in _enum(tools["set_light"], "area_id")
+
+
+def test_a_tool_with_none_of_its_entities_named_keeps_its_scope() -> None:
+    # "warm it up" names no climate device: set_climate keeps every thermostat, and
+    # grounding asks about whichever the model picks.
+    offer = _offer()
+    full = {s["name"]: s for s in offer.schemas}
+    tools = _narrowed("it's cold in the office, warm it up")
+    assert _enum(tools["set_climate"], "entity_id") == _enum(full["set_climate"], "entity_id")
+
+
+def test_a_word_pointing_back_keeps_the_last_tool_and_targets() -> None:
+    tools = _narrowed(
+        "and turn it off again",
+        referents=frozenset({"switch.coffee_machine"}),
+        referent_tools=frozenset({"turn_on"}),
+    )
+    assert "turn_off" in tools
+    assert _enum(tools["turn_off"], "entity_id") == ["switch.coffee_machine"]
+
+
+def test_words_that_name_nothing_keep_every_tool_and_target() -> None:
+    offer = _offer()
+    tools = _narrowed("good night")
+    assert list(tools) == [s["name"] for s in offer.schemas]
+    for schema in offer.schemas:
+        if "entity_id" in schema["parameters"]["properties"]:
+            assert _enum(tools[schema["name"]], "entity_id") == _enum(schema, "entity_id")
+
+
+def test_what_an_action_writes_is_made_of_the_requests_words() -> None:
+    tools = _narrowed("we're low on butter, put it on the shopping list!")
+    words = tools["add_todo_item"]["parameters"]["properties"]["item"]["x-words"]
+    assert "butter" in words and "Butter" in words
+    assert "list!" not in words and "list" in words  # punctuation is no word
+    assert "bread" not in words
+    # A tick-off names items the user need not repeat ("I bought everything"): not narrowed.
+    ticked = _narrowed("I bought everything on the shopping list")
+    assert "x-words" not in ticked["complete_todo_item"]["parameters"]["properties"]["item"]
