@@ -47,6 +47,8 @@ from botpsy_agent.supervisor import SupervisorAccess
 
 _LOGGER = logging.getLogger(__name__)
 HA_START_TIMEOUT_S = 30.0
+INDEX_LOAD_WAIT_S = 5.0
+"""How long a request waits for the entity index to load after HA (re)connects."""
 EXECUTOR_SETTLE_S = 0.05
 RETIRED_JOIN_S = 5.0
 
@@ -309,7 +311,12 @@ class App:
         if self.agent is not None:
             self.agent.warm_recent(self.index.home, self.policies.policy, self.now())
 
-    def _ha_unready(self) -> str | None:
+    async def _ha_unready(self) -> str | None:
+        if not self.index.synced and self.client.connected:
+            # Just (re)connected: the index is loading, which takes a moment; wait for it
+            # rather than turn the request away.
+            with contextlib.suppress(TimeoutError):
+                await self.index.wait_synced(INDEX_LOAD_WAIT_S)
         if self.index.ready:
             return None
         return "ha_starting" if self.index.ha_starting else "ha_unavailable"

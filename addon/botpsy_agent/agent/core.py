@@ -14,7 +14,7 @@ what was executed, never from the model's text: text cannot claim an action.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 import json
@@ -150,7 +150,7 @@ class BotPsyAgent:
         clock: Callable[[], datetime],
         fast_path: FastPath | None = None,
         settings: AgentSettings | None = None,
-        ha_unready: Callable[[], str | None] = lambda: None,
+        ha_unready: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         self._home = home
         self._ha_unready = ha_unready
@@ -188,7 +188,7 @@ class BotPsyAgent:
     async def _handle(self, request: AgentRequest) -> AgentResponse:
         if not self._phrases.supports(request.language):
             return self._failure(request, Status.ERROR, "unknown_language")
-        if (unready := self._ha_unready()) is not None:
+        if self._ha_unready is not None and (unready := await self._ha_unready()) is not None:
             return self._failure(request, Status.ERROR, unready)
         home, policy, now = self._home(), self._policy(), self._clock()
         waiting = self.conversations.pending_for(request.conversation_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 import logging
 from pathlib import Path
@@ -20,6 +20,7 @@ from hassil import Intents, RecognizeResult, SlotList, TextSlotList, recognize_b
 from home_assistant_intents import get_intents
 import yaml
 
+from botpsy_agent.fastpath import fuzzy
 from botpsy_agent.home.model import Home
 from tool_schemas.base import Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
@@ -52,6 +53,8 @@ class Recognized:
     nevermind: bool = False
     question: StateQuestion | None = None
     """For state questions: answer this, from the states read."""
+    mended: str | None = None
+    """The sentence as the fallback mended it (a misspelt name, fillers dropped), if it was."""
 
 
 SENTENCES = Path(__file__).parent / "sentences"
@@ -128,6 +131,24 @@ class FastPath:
         key = home.names_key
         if key != self._slots_key:
             self._slots, self._names, self._slots_key = _slot_lists(home), _names(home), key
+        recognized = self._strict(text, intents, language, home, area_id)
+        if recognized is not None:
+            return recognized
+        mended = fuzzy.mend(text, language, home)
+        if mended is None:
+            return None
+        recognized = self._strict(mended, intents, language, home, area_id)
+        if (
+            recognized is None
+            or not recognized.calls
+            or not all(_mendable(call) for call in recognized.calls)
+        ):
+            return None  # a guess never opens, unlocks, sends or deletes: the model asks
+        return replace(recognized, mended=mended)
+
+    def _strict(
+        self, text: str, intents: Intents, language: str, home: Home, area_id: str | None
+    ) -> Recognized | None:
         # Where the speaker is (a satellite's area) fills sentences like "turn on the lights".
         context = {"area": area_id} if area_id in home.areas else None
         result = recognize_best(
@@ -208,6 +229,19 @@ class FastPath:
             here = [e for e in candidates if e.area_id == area_id]
             candidates = here or candidates
         return (candidates[0].entity_id,) if len(candidates) == 1 else ()
+
+
+def _mendable(call: Tool) -> bool:
+    """Whether a mended sentence may make this call: only on harmless kinds of device."""
+    spec = call.target_fields()
+    if spec is None:
+        return False
+    domains = {e.split(".", 1)[0] for e in spec.entity_id or ()} | set(spec.domain or ())
+    return (
+        bool(domains)
+        and domains <= fuzzy.MENDABLE_DOMAINS
+        and not ((spec.area_id or spec.floor_id) and not spec.domain)
+    )
 
 
 def _target(

@@ -1,0 +1,75 @@
+"""The fast path's fallback (fastpath/fuzzy.py, issue 14 defect 7) on the real HA test home:
+a misspelt name or filler words still reach the strict templates, and a mended sentence
+never acts on a lock, a cover or anything but a harmless device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from botpsy_agent.fastpath import fuzzy
+from botpsy_agent.fastpath.recognizer import FastPath
+from botpsy_agent.home.model import Home
+from tests.ha_bridge import HaBridge
+
+
+@pytest.fixture
+def home(ha_bridge: HaBridge) -> Home:
+    return ha_bridge.index.home
+
+
+def calls_of(sentence: str, home: Home) -> list[tuple[str, dict[str, Any]]] | None:
+    recognized = FastPath().recognize(sentence, "en", home)
+    if recognized is None:
+        return None
+    return [(c.name, c.model_dump(exclude_none=True, mode="json")) for c in recognized.calls]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("turn on the bed lihgt", [("turn_on", {"entity_id": ["light.bed_light"]})]),
+        ("switch off the kitchn lights", [("turn_off", {"entity_id": ["light.kitchen_lights"]})]),
+        (
+            "turn on the ceiling lights for me please, thanks",
+            [("turn_on", {"entity_id": ["light.ceiling_lights"]})],
+        ),
+    ],
+)
+async def test_a_misspelt_name_or_fillers_still_match(
+    home: Home, sentence: str, expected: list[tuple[str, dict[str, Any]]]
+) -> None:
+    recognized = FastPath().recognize(sentence, "en", home)
+    assert recognized is not None, sentence
+    assert recognized.mended is not None  # the strict templates alone missed it
+    assert calls_of(sentence, home) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "unlock the back dor",  # lock.back_door
+        "open the garage dor please",  # cover.garage_door
+        "close the kitchen windw",  # cover.kitchen_window
+    ],
+)
+async def test_a_mended_sentence_never_opens_or_unlocks(home: Home, sentence: str) -> None:
+    assert fuzzy.mend(sentence, "en", home) is not None  # it was mended ...
+    assert FastPath().recognize(sentence, "en", home) is None  # ... and left to the model
+
+
+async def test_a_word_close_to_two_names_is_not_guessed(home: Home) -> None:
+    # "ceiling" + "lights": "kitchen lights" and "ceiling lights" are both names; a run
+    # half-way between them is neither.
+    assert fuzzy.mend("turn on the kitcheng lights", "en", home) in {
+        None,
+        "turn on the kitchen lights",
+    }
+    names = {e.name.casefold() for e in home.entities.values()}
+    assert "ceiling lights" in names and "kitchen lights" in names
+
+
+async def test_a_sentence_nothing_can_mend_stays_unmatched(home: Home) -> None:
+    assert fuzzy.mend("turn on the bed light", "en", home) is None
+    assert FastPath().recognize("make me a sandwich please", "en", home) is None
