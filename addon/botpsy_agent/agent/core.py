@@ -539,6 +539,28 @@ class BotPsyAgent:
 
     # --- confirmation answers --------------------------------------------------------------
 
+    def admits_answer(self, request: AgentRequest) -> bool:
+        """Whether `request` is its principal's bare yes/no to the question pending in its
+        conversation, and the first such answer to it: the front door lets it past its rate
+        limits (issue 18, finding 6). True once per question, so "yes" floods gain nothing."""
+        waiting = self.conversations.pending_for(request.conversation_id)
+        if waiting is None or not self._phrases.supports(request.language):
+            return False
+        pending = waiting.pending
+        assert pending is not None
+        if (
+            pending.answer_admitted
+            or pending.principal_key != request.principal.key
+            or self.conversations.now() > pending.expires_at
+        ):
+            return False
+        language, text = request.language, request.text
+        phrases = self._phrases
+        if not (phrases.is_affirmative(language, text) or phrases.is_negative(language, text)):
+            return False
+        pending.answer_admitted = True
+        return True
+
     async def _answer_question(
         self,
         request: AgentRequest,

@@ -37,6 +37,14 @@ _LOGGER = logging.getLogger(__name__)
 _SECURITY = logging.getLogger("botpsy_agent.security")
 
 type EventSink = Callable[[dict[str, Any]], None]
+type PrincipalCheck = Callable[[Principal], bool]
+"""Whether the policy names a principal (`Policy.names`)."""
+type AnswerCheck = Callable[[AgentRequest], bool]
+"""Whether a request is the answer to its conversation's pending question, admitted once
+per question (`BotPsyAgent.admits_answer`)."""
+
+UNKNOWN_LOG_INTERVAL_S = 60.0
+"""Refusals of unknown principals are logged once a minute (all are audited)."""
 
 
 NOT_NOW = frozenset({"ha_starting", "ha_unavailable"})
@@ -98,8 +106,17 @@ class Dispatcher:
         audit: DoorAudit | None = None,
         clock: Callable[[], float] = time.monotonic,
         message_bodies: bool = False,
+        known: PrincipalCheck = lambda principal: True,
+        answers_question: AnswerCheck = lambda request: False,
     ) -> None:
         self._agent = agent
+        self._known = known
+        """Principals the policy does not name are refused before they cost anything: no
+        rate-limit bucket, no agent (issue 18, finding 6). The app passes `Policy.names`."""
+        self._answers_question = answers_question
+        """An answer to a pending question is never rate-limited or `busy`: a flood of
+        others must not make a user's "yes" wait out the question (issue 18, finding 6)."""
+        self._unknown_logged: float | None = None
         self._message_bodies = message_bodies
         """Free text in the events' arguments (message bodies, titles): only when the
         `audit_message_bodies` option is on, as in the audit log. HA's recorder stores the
@@ -187,6 +204,20 @@ class Dispatcher:
         principal = self._auth.principal(parsed, named)
         if isinstance(principal, Rejection):
             return self._refuse(principal, message, reply, claimed=parsed.user_id)
+        if not self._known(principal):
+            now = self._clock()
+            quiet = (
+                self._unknown_logged is not None
+                and now - self._unknown_logged < UNKNOWN_LOG_INTERVAL_S
+            )
+            if not quiet:
+                self._unknown_logged = now
+            rejection = Rejection(
+                ErrorCode.UNKNOWN_PRINCIPAL,
+                f"the policy does not name {principal.key}; add it to policy.yaml",
+                parsed.id,
+            )
+            return self._refuse(rejection, message, reply, principal=principal.key, quiet=quiet)
         return _Routed(parsed, reply, principal)
 
     def _admit(
@@ -217,7 +248,10 @@ class Dispatcher:
                     request.id,
                 )
                 return self._refuse(rejection, message, reply, claimed=request.user_id)
-        if self.running >= self._settings.queue_capacity or (
+        answering = self._answers_question(_agent_request(request, routed.principal))
+        if answering:
+            _LOGGER.debug("Request %s answers a pending question: not limited", request.id)
+        elif self.running >= self._settings.queue_capacity or (
             replay_key is not None and self._replay.full()
         ):
             rejection = Rejection(
@@ -226,7 +260,7 @@ class Dispatcher:
                 request.id,
             )
             return self._refuse(rejection, message, reply)
-        if limited := self._limits.admit(routed.principal.key):
+        elif limited := self._limits.admit(routed.principal.key):
             rejection = Rejection(ErrorCode.RATE_LIMITED, limited.message(), request.id)
             return self._refuse(
                 rejection, message, reply, principal=routed.principal.key, quiet=limited.streak > 1
