@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
 from botpsy_agent.mqtt.ratelimit import RateLimiter
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import SecretFile
+from botpsy_agent.mqtt.signing import SecretFile, sign_app_message
 from botpsy_agent.mqtt.wire import json_payload
 from botpsy_agent.pairing import (
     SECRETS_FILE,
@@ -210,9 +210,10 @@ class IntegrationChannel:
             self.connection.publish(self._pairing_state, json_payload(state), retain=True)
 
     def publish_policy_state(self) -> None:
-        if self.connection.connected:
-            payload = json_payload(self.policy.state())
-            self.connection.publish(self._policy_state, payload, retain=True)
+        if self.connection.connected:  # signed: the integration believes no verdict without
+            secrets = [secret for secret, _ in self.pairing.store.entries()]
+            state = sign_app_message(self.policy.state(), secrets)
+            self.connection.publish(self._policy_state, json_payload(state), retain=True)
 
     # --- what the broker brings ---------------------------------------------------------
 

@@ -25,7 +25,12 @@ from botpsy_agent.mqtt.dispatch import (
 )
 from botpsy_agent.mqtt.door_audit import DoorAudit
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, StaticSecrets
+from botpsy_agent.mqtt.signing import (
+    ReplayGuard,
+    SecretProvider,
+    StaticSecrets,
+    sign_app_message,
+)
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import json_payload
 from botpsy_agent.protocol import Agent
@@ -69,7 +74,8 @@ class MqttService:
         self._model = model
         self._on_reload_model = on_reload_model
         replay = ReplayGuard(self.api.replay_window_s)
-        authenticator = Authenticator(secrets or StaticSecrets(), users, replay)
+        self._secrets = secrets or StaticSecrets()
+        authenticator = Authenticator(self._secrets, users, replay)
         self.dispatcher = Dispatcher(
             agent,
             self.api,
@@ -211,7 +217,12 @@ class MqttService:
             await asyncio.sleep(STATS_MIN_INTERVAL_S)
 
     def _publish_event(self, event: dict[str, Any]) -> None:
-        self.connection.publish(self.topics.events, json_payload(event))
+        self.connection.publish(self.topics.events, json_payload(self._signed(event)))
+
+    def _signed(self, message: dict[str, Any], *, timestamped: bool = True) -> dict[str, Any]:
+        """Signed for the integration, which believes no answer or event without it
+        (issue 18, finding 12: any client could fake them)."""
+        return sign_app_message(message, self._secrets.secrets(), timestamped=timestamped)
 
     # --- what the broker brings ---------------------------------------------------------
 
@@ -279,7 +290,9 @@ class MqttService:
             _LOGGER.exception("No answer to a message on %s", request.topic)
             return
         self.connection.publish(
-            answer.topic, answer.payload(), correlation_data=answer.correlation_data
+            answer.topic,
+            json_payload(self._signed(answer.to_json(), timestamped=False)),
+            correlation_data=answer.correlation_data,
         )
 
     async def _reload_model(self) -> None:
