@@ -12,6 +12,7 @@ so a fast-path request never waits here behind model work (docs/decisions.md).
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -132,6 +133,10 @@ class Dispatcher:
         self._limits = RateLimiter(settings.rate_per_principal, settings.rate_global, clock=clock)
         self._clock = clock
         self._running: set[asyncio.Task[AgentResponse]] = set()
+        self._running_by: Counter[str] = Counter()
+        """Running requests per principal: one may hold at most `_principal_share` of the
+        queue, so a principal within its rate limit cannot make everyone else `busy`."""
+        self._principal_share = settings.queue_capacity - settings.queue_capacity // 4
         self.closing = False
         self.stats = DoorStats(clock)
 
@@ -248,26 +253,39 @@ class Dispatcher:
                     request.id,
                 )
                 return self._refuse(rejection, message, reply, claimed=request.user_id)
-        answering = self._answers_question(_agent_request(request, routed.principal))
-        if answering:
+        if refused := self._no_room(routed, message, replay_key is not None):
+            return refused
+        if replay_key is not None:
+            self._replay.remember(replay_key)
+        self._outcomes.begin(key, identity)
+        return None
+
+    def _no_room(self, routed: _Routed, message: RequestMessage, signed: bool) -> Answer | None:
+        """The refusal when there is no room for the request now (the queue, the
+        principal's share of it, the rate limits); None when it may run. An answer to a
+        pending question always may."""
+        request, reply, key = routed.request, routed.reply, routed.principal.key
+        if self._answers_question(_agent_request(request, routed.principal)):
             _LOGGER.debug("Request %s answers a pending question: not limited", request.id)
-        elif self.running >= self._settings.queue_capacity or (
-            replay_key is not None and self._replay.full()
-        ):
+            return None
+        if self.running >= self._settings.queue_capacity or (signed and self._replay.full()):
             rejection = Rejection(
                 ErrorCode.BUSY,
                 f"{self.running} requests are in progress (the limit); try again shortly",
                 request.id,
             )
             return self._refuse(rejection, message, reply)
-        elif limited := self._limits.admit(routed.principal.key):
-            rejection = Rejection(ErrorCode.RATE_LIMITED, limited.message(), request.id)
-            return self._refuse(
-                rejection, message, reply, principal=routed.principal.key, quiet=limited.streak > 1
+        if self._running_by[key] >= self._principal_share:
+            rejection = Rejection(
+                ErrorCode.BUSY,
+                f"this principal has {self._principal_share} requests in progress (its share "
+                "of the queue); try again shortly",
+                request.id,
             )
-        if replay_key is not None:
-            self._replay.remember(replay_key)
-        self._outcomes.begin(key, identity)
+            return self._refuse(rejection, message, reply)
+        if limited := self._limits.admit(key):
+            rejection = Rejection(ErrorCode.RATE_LIMITED, limited.message(), request.id)
+            return self._refuse(rejection, message, reply, principal=key, quiet=limited.streak > 1)
         return None
 
     async def _run(
@@ -279,6 +297,7 @@ class Dispatcher:
         waited_ms = (self._clock() - received) * 1000
         task = asyncio.ensure_future(self._agent.handle(request))
         self._running.add(task)
+        self._running_by[principal.key] += 1
         try:
             response = await task
         except asyncio.CancelledError:
@@ -291,6 +310,9 @@ class Dispatcher:
             response = _failure(parsed.id, ErrorCode.INTERNAL_ERROR, "the agent failed")
         finally:
             self._running.discard(task)
+            self._running_by[principal.key] -= 1
+            if self._running_by[principal.key] <= 0:
+                del self._running_by[principal.key]
         if response.id != parsed.id:
             _LOGGER.warning("The agent answered request %s with id %s", parsed.id, response.id)
             response = replace(response, id=parsed.id)
