@@ -36,7 +36,7 @@ from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.ha.executor import ExecutionKey
-from botpsy_agent.home.model import Home
+from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
 from botpsy_agent.llm.engine import PromptTooLong
 from botpsy_agent.llm.parse import RawCall
@@ -49,6 +49,8 @@ from botpsy_agent.policy import (
     Policy,
     Principal,
     authorize,
+    may_read,
+    readable_result,
     scope,
     usable_filter,
 )
@@ -133,6 +135,11 @@ class _Job:
     @property
     def language(self) -> str:
         return self.request.language
+
+    def readable(self, entity_id: str) -> bool:
+        """Whether the requester may see `entity_id` in a result (issue 18, finding 9)."""
+        entity = self.home.entities.get(entity_id) or Entity(entity_id, entity_id)
+        return may_read(self.policy, self.request.principal, entity, self.now)
 
 
 class BotPsyAgent:
@@ -499,7 +506,7 @@ class BotPsyAgent:
         key = ExecutionKey(request.principal.key, request.id, number)
         execution = await self._executor.execute(key, resolved)
         turn.timings.ha_ms += (time.monotonic() - started) * 1000
-        report.result = execution.to_json()
+        report.result = readable_result(execution.to_json(), job.readable)
         status = str(getattr(execution.status, "value", execution.status))
         if status != "done":
             error = execution.error or ErrorInfo("outcome_unknown", "HA did not answer in time")
