@@ -9,7 +9,8 @@ memory the way a file host does (`Content-Length`, `Range: bytes=N-` answered wi
 * `announce`: for a file name, announce this `Content-Length` and send no body (a file
   too large for the disk, without sending it).
 
-It is a plain asyncio server, so a cut connection is exactly that: no framework finishes
+With `tls` it serves https (a throw-away CA's certificate). It is a plain asyncio
+server, so a cut connection is exactly that: no framework finishes
 the response.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 import re
+import ssl
 
 from devkit.mosquitto import free_port
 
@@ -39,13 +41,16 @@ class ModelHostStandIn:
     announce: dict[str, int] = field(default_factory=dict)
     port: int = field(default_factory=free_port)
     requests: list[ServedRequest] = field(default_factory=list)
+    tls: ssl.SSLContext | None = None
+    """Serve https with this context (the app downloads over https only)."""
     _server: asyncio.Server | None = field(default=None, init=False, repr=False)
 
     def url(self, name: str = "") -> str:
-        return f"http://127.0.0.1:{self.port}/{name}"
+        scheme = "http" if self.tls is None else "https"
+        return f"{scheme}://127.0.0.1:{self.port}/{name}"
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port, ssl=self.tls)
 
     async def stop(self) -> None:
         if self._server is not None:

@@ -62,14 +62,18 @@ async def app_process(
     gguf: Path,
     ha_api: HomeAssistantApiServer,
     mosquitto: MosquittoBroker,
+    secret: str | None = None,
 ) -> AsyncIterator[AppProcess]:
-    """Start `python -m botpsy_agent serve`; on the way out, SIGTERM (then kill) it."""
+    """Start `python -m botpsy_agent serve`; on the way out, SIGTERM (then kill) it.
+    `secret`: a shared secret the app holds already (as after pairing)."""
     config_dir, data_dir, run_dir = folder / "config", folder / "data", folder / "run"
     for path in (config_dir / "models", data_dir, run_dir):
         path.mkdir(parents=True)
     shutil.copy(gguf, config_dir / "models" / CATALOG[ModelChoice(options["model"])].file_name)
     (config_dir / "policy.yaml").write_text(policy)
     (data_dir / "options.json").write_text(json.dumps(options))
+    if secret is not None:
+        (data_dir / "integration_secrets").write_text(f"{secret}  # test\n")
     supervisor = SupervisorStandIn(mqtt=MqttServiceData(mosquitto.host, mosquitto.port))
     await supervisor.start()
     env = {

@@ -20,7 +20,7 @@ import json
 from pathlib import Path, PurePosixPath
 import re
 from typing import Any, Final
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 DEFAULT_OPTIONS_PATH: Final = Path("/data/options.json")
 DEFAULT_CONFIG_DIR: Final = Path("/config")
@@ -351,7 +351,7 @@ class _Reader:
             choice=choice,
             custom_source=custom,
             sha256=sha256,
-            mirror=self.optional("model_mirror", _http_url),
+            mirror=self.optional("model_mirror", _https_url),
             offline=self.get("offline", _bool),
             threads=self.get("threads", _threads),
             context_length=self.get("context_length", _int_between(512, 32768)),
@@ -496,12 +496,33 @@ def _sha256(value: object) -> str:
     return text.lower()
 
 
-def _http_url(value: object) -> str:
+def _https_url(value: object) -> str:
+    """Model sources are fetched over https only: on plain http anyone on the way could hand
+    over another file (issue 18, finding 8)."""
     text = _str(value).strip()
     parts = urlsplit(text)
-    if parts.scheme not in {"http", "https"} or not parts.netloc:
-        raise _Invalid(f"must be an http:// or https:// address, got {text!r}")
+    if parts.scheme != "https" or not parts.netloc:
+        raise _Invalid(f"must be an https:// address, got {text!r}")
     return text
+
+
+def model_file_name(url: str) -> str:
+    """The file name a model URL is saved under, checked *after* URL-decoding (issue 18,
+    finding 8: `..%2F..%2Fdata%2Fevil.gguf` decoded to a path outside the models folder).
+    Raises ValueError when the decoded name is not one plain `.gguf` file name."""
+    raw = PurePosixPath(urlsplit(url).path).name
+    name = unquote(raw)
+    if (
+        not name
+        or name in {".", ".."}
+        or any(c in name for c in "/\\\0")
+        or name.startswith(".")
+        or not name.isprintable()
+    ):
+        raise ValueError(f"the file name {raw!r} decodes to {name!r}, not a plain file name")
+    if not name.endswith(".gguf"):
+        raise ValueError("must name a .gguf file")
+    return name
 
 
 def _is_under(path: PurePosixPath, roots: tuple[str, ...]) -> bool:
@@ -524,14 +545,16 @@ def _readable_path(value: object) -> Path:
 def _custom_source(value: object) -> str:
     text = _non_empty_str(value)
     if "://" in text:
-        url = _http_url(text)
-        name = PurePosixPath(urlsplit(url).path).name
-    else:
-        name = _absolute_path(text).name
-        url = text
+        url = _https_url(text)
+        try:
+            model_file_name(url)
+        except ValueError as err:
+            raise _Invalid(f"{err}, got {text!r}") from None
+        return url
+    name = _absolute_path(text).name
     if not name.endswith(".gguf"):
         raise _Invalid(f"must name a .gguf file, got {text!r}")
-    return url
+    return text
 
 
 def _policy_path(config_dir: Path) -> Callable[[object], Path]:

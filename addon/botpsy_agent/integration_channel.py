@@ -34,8 +34,9 @@ import time
 from typing import Any, Protocol
 
 from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
+from botpsy_agent.mqtt.ratelimit import RateLimiter
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import SecretFile
+from botpsy_agent.mqtt.signing import SecretFile, sign_app_message
 from botpsy_agent.mqtt.wire import json_payload
 from botpsy_agent.pairing import (
     SECRETS_FILE,
@@ -50,6 +51,7 @@ from botpsy_agent.policy_sync import PolicyUpdates
 from botpsy_agent.supervisor import SupervisorAccess
 
 _LOGGER = logging.getLogger(__name__)
+_SECURITY = logging.getLogger("botpsy_agent.security")
 REVISIONS_FILE = "policy_revisions.json"
 MAX_PAIRING_PAYLOAD = 4096
 MAX_POLICY_PAYLOAD = 65_536
@@ -59,6 +61,11 @@ OPEN_COOLDOWN_S = 10.0
 """While a window is open, at most one press in this time shows its notification again.
 A closed window opens at once: the guesses an attacker gets are bounded per window, and the
 windows by the SPAKE2 arithmetic, which runs one session at a time."""
+PAIRING_MESSAGES_PER_MINUTE = 30
+"""Pairing messages (starts, confirmations) read a minute; more are dropped unread. One
+pairing takes two; a flood must not buy the arithmetic or an answer for each message."""
+OPEN_PRESSES_PER_MINUTE = 10
+"""`pairing/open` presses obeyed a minute; each may show a notification in HA."""
 CODE_NOTICE = "pairing_code"
 PAIRED_NOTICE = "pairing_changed"
 
@@ -102,6 +109,8 @@ class IntegrationChannel:
         self._notices = notices or NoNotices()
         self._clock = clock
         self._last_open: float | None = None
+        self._pairing_limit = RateLimiter(None, PAIRING_MESSAGES_PER_MINUTE, clock=clock)
+        self._open_limit = RateLimiter(None, OPEN_PRESSES_PER_MINUTE, clock=clock)
         self._window_task: asyncio.Task[None] | None = None
         root = f"{api.base_topic}/{api.instance}"
         self._pairing_open = f"{root}/pairing/open"
@@ -201,9 +210,10 @@ class IntegrationChannel:
             self.connection.publish(self._pairing_state, json_payload(state), retain=True)
 
     def publish_policy_state(self) -> None:
-        if self.connection.connected:
-            payload = json_payload(self.policy.state())
-            self.connection.publish(self._policy_state, payload, retain=True)
+        if self.connection.connected:  # signed: the integration believes no verdict without
+            secrets = [secret for secret, _ in self.pairing.store.entries()]
+            state = sign_app_message(self.policy.state(), secrets)
+            self.connection.publish(self._policy_state, json_payload(state), retain=True)
 
     # --- what the broker brings ---------------------------------------------------------
 
@@ -219,11 +229,14 @@ class IntegrationChannel:
         ):
             _LOGGER.warning("Ignored a retained or oversized message on %s", message.topic)
         elif message.topic == self._pairing_open:
-            self._open_pressed(message.payload)
+            if not _over(self._open_limit, "pairing/open presses"):
+                self._open_pressed(message.payload)
         elif message.topic == self._pairing_revoke:
             self._revoke(message.payload)
         elif message.topic == self._pairing_request:
-            if not self.pairing.is_open:
+            if _over(self._pairing_limit, "pairing messages"):
+                pass
+            elif not self.pairing.is_open:
                 self._answer_closed(message.payload)
             elif len(self._tasks) >= MAX_PAIRING_TASKS:
                 _LOGGER.debug("Dropped a pairing message: %d at work", len(self._tasks))
@@ -322,6 +335,21 @@ class IntegrationChannel:
         task: asyncio.Task[None] = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _over(limit: RateLimiter, what: str) -> bool:
+    """Take one from `limit`, or say it is used up (logged once per flood)."""
+    limited = limit.admit("pairing")
+    if limited is None:
+        return False
+    _SECURITY.log(
+        logging.WARNING if limited.streak == 1 else logging.DEBUG,
+        "Security event: more than %d %s a minute; dropping them for %.0f s",
+        limited.limit,
+        what,
+        limited.retry_after_s,
+    )
+    return True
 
 
 def _json_object(payload: bytes) -> dict[str, Any] | None:

@@ -38,7 +38,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-import hashlib
 import hmac
 import logging
 import os
@@ -145,9 +144,8 @@ class SecretStore:
         partial.replace(self.path)
 
 
-def fingerprint(secret: str) -> str:
-    """A short public name of a secret (a hash: it tells secrets apart, reveals none)."""
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:12]
+fingerprint = signing.secret_fingerprint
+"""A short public name of a secret (`signing.secret_fingerprint`)."""
 
 
 # --- the pairing code ---------------------------------------------------------------------

@@ -16,7 +16,12 @@ other section stay as they are, comments outside the rewritten section too), val
 whole result with `parse_policy` and only then replaces the file and reloads the policy. An
 invalid update is refused and the file is left alone. Each key's last revision is kept, so
 a retained update is applied once, and a hand edit made afterwards is not overwritten when
-the app restarts. After every update, and whenever the file changes, the app publishes the
+the app restarts. Replays are refused by two things that fail apart (issue 18, finding 12):
+the recorded revisions (an update whose revision cannot be recorded is refused), and `ts`
+itself: an update signed more than `FUTURE_S` ahead of the app's clock, or signed before
+the policy file was last changed by anyone but the app (`SKEW_S` allowed), is refused, so a
+captured old update cannot undo a newer one even when the revisions file is lost. After
+every update, and whenever the file changes, the app publishes the
 file's users and confirmation classes (retained, `policy/state`), which is what the form
 shows: the two never disagree.
 """
@@ -29,6 +34,7 @@ import json
 import logging
 from pathlib import Path
 import re
+import time
 from typing import Any, Final
 
 import yaml
@@ -46,6 +52,10 @@ CONFIRM_KEY: Final = "confirm"
 USER_KEY: Final = re.compile(r"[0-9a-f]{32}")
 MAX_RULES: Final = 64
 _FIELDS: Final = {"key", "instance", "revision", "ts", "sig"}
+FUTURE_S: Final = 300
+"""How far ahead of the app's clock an update may be signed (clocks differ a little)."""
+SKEW_S: Final = 60
+"""How much older than the policy file's last outside change an update may be signed."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +94,11 @@ class PolicyUpdates:
         self._revisions_file = revisions_file
         self._known_user_ids = known_user_ids
         self._revisions = _read_revisions(revisions_file)
+        self._own_writes: set[int] = set()
+        """mtimes (ns) of the policy file as the app itself wrote it."""
+        self._changed_ns = _mtime_ns(store.path) or 0
+        """When the policy file was last changed by someone else (a hand edit, a restore):
+        an update signed before that is stale."""
         self.last: UpdateResult | None = None
 
     def apply(self, topic_key: str, payload: bytes) -> UpdateResult | None:
@@ -97,7 +112,9 @@ class PolicyUpdates:
         if revision <= self._revisions.get(topic_key, 0):
             _LOGGER.debug("Permission update %s/%d was applied before", topic_key, revision)
             return None
-        self._remember(topic_key, revision)
+        if problem := self._freshness_problem(update["ts"]) or self._remember(topic_key, revision):
+            _LOGGER.warning("Security event: permission update %s refused: %s", topic_key, problem)
+            return self._finish(topic_key, revision, "refused", [problem])
         if problems := self._write(update):
             _LOGGER.warning(
                 "Refused a permission update from Home Assistant (the policy file stays):\n%s",
@@ -134,11 +151,28 @@ class PolicyUpdates:
             merged = merge_update(path.read_text("utf-8"), update)
             parse_policy(merged, str(path), self._known_user_ids())
             _write_atomically(path, merged)
+            if (written := _mtime_ns(path)) is not None:
+                self._own_writes = {written}  # only the latest can be the file's mtime
         except PolicyError as err:
             return [problem.render(str(path)) for problem in err.problems]
         except (OSError, yaml.YAMLError, ValueError, TypeError) as err:
             return [f"{path}: {err}"]
         return []
+
+    def _freshness_problem(self, ts: int) -> str | None:
+        now = time.time()
+        if ts > now + FUTURE_S:
+            return f"ts {ts} is in the future by {ts - now:.0f} s; check the clocks"
+        mtime = _mtime_ns(self.store.path)
+        if mtime is not None and mtime not in self._own_writes:
+            self._changed_ns = mtime  # someone else changed the file since
+        changed_s = self._changed_ns / 1e9
+        if ts < changed_s - SKEW_S:
+            return (
+                f"the update (signed at ts {ts}) is older than the policy file's last change "
+                f"({changed_s:.0f}); save the permissions in Home Assistant again"
+            )
+        return None
 
     def state(self) -> dict[str, Any]:
         """The file's users and confirmation classes as they are now, for the integration."""
@@ -183,18 +217,25 @@ class PolicyUpdates:
             return "the key must be an HA user id or 'confirm'"
         if not isinstance(update["sig"], str) or not update["revision"]:
             return "sig and revision are required"
+        if not isinstance(update["ts"], int) or isinstance(update["ts"], bool):
+            return "ts must be a whole number of seconds"
         if body == "confirm":
             return None if _strings(update["confirm"]) else "confirm must be a list of classes"
         return _user_problem(update["user"])
 
-    def _remember(self, key: str, revision: int) -> None:
-        self._revisions[key] = revision
+    def _remember(self, key: str, revision: int) -> str | None:
+        """Record `revision` before applying it; why not, when it cannot be recorded (an
+        update that could apply again after a restart is a replay waiting to happen)."""
+        revisions = {**self._revisions, key: revision}
         try:
-            _write_atomically(self._revisions_file, json.dumps(self._revisions, sort_keys=True))
-        except OSError as err:  # the update still applies; after a restart it may again
+            _write_atomically(self._revisions_file, json.dumps(revisions, sort_keys=True))
+        except OSError as err:
             _LOGGER.warning(
                 "Cannot record permission revisions in %s: %s", self._revisions_file, err
             )
+            return f"cannot record the revision in {self._revisions_file}: {err}"
+        self._revisions = revisions
+        return None
 
     def _finish(self, key: str, revision: int, status: str, problems: list[str]) -> UpdateResult:
         self.last = UpdateResult(key, revision, status, tuple(problems))
@@ -297,6 +338,13 @@ def _read_revisions(path: Path) -> dict[str, int]:
     if not isinstance(data, dict):
         return {}
     return {str(k): v for k, v in data.items() if isinstance(v, int)}
+
+
+def _mtime_ns(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -42,6 +42,7 @@ from botpsy_agent.mqtt.service import MqttService
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import SecretFile
 from botpsy_agent.policy.default import HaUser, default_policy_yaml
+from botpsy_agent.policy.model import Principal
 from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
 from botpsy_agent.supervisor import SupervisorAccess
 
@@ -174,6 +175,8 @@ class App:
             on_reload_model=self.reload_model,
             audit=self.audit,
             message_bodies=config.audit_message_bodies,
+            known_principal=self._policy_names,
+            answers_question=self.agent.admits_answer,
         )
         self.mqtt.on_connection.append(self._mqtt_state)
         self.mqtt.model_stats = lambda: model_stats(self.worker)
@@ -379,6 +382,10 @@ class App:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(default_policy_yaml(users), encoding="utf-8")
         _LOGGER.info("Wrote a first policy for %d users to %s (edit it freely)", len(users), path)
+
+    def _policy_names(self, principal: Principal) -> bool:
+        """Whether the policy in force (it is reloaded) names `principal`."""
+        return self.policies.policy.names(principal)
 
     async def _home_time_zone(self, known: str | None) -> tzinfo:
         """HA's time zone: the one the self-check read, else HA's config over the WebSocket."""

@@ -23,13 +23,15 @@ from .answers import PAIRING_LOST_CODES, error_code_of
 from .const import DOMAIN, LOGGER
 from .events import Origin, fire_action_event
 from .mqtt_util import Handler, async_publish_json, async_subscribe_ready, json_object
-from .signing import sign
+from .signing import app_message_valid, sign
 from .topics import AgentTopics
 
 REQUEST_TIMEOUT_S = 90.0
 """The app's model path may take its own 60 s on slow hardware."""
 RECENT_EXCHANGES = 10
 ORIGINS_KEPT = 256
+EVENT_MAX_AGE_S = 300.0
+"""Events are not retained: one signed longer ago than this is a replay."""
 DEFAULT_LANGUAGES = ("en", "ko", "id")
 
 
@@ -230,6 +232,16 @@ class AgentLink:
 
     # --- what the broker brings ----------------------------------------------------------------
 
+    def _from_app(self, document: dict[str, Any] | None, topic: str, **checks: Any) -> bool:
+        """Whether the app signed `document` with our secret; anything else on the broker
+        could have written it (a fake answer, verdict or event), so it is ignored."""
+        if document is None:
+            return False
+        if app_message_valid(document, self._secret, **checks):
+            return True
+        LOGGER.warning("Ignored a message on %s that the app did not sign", topic)
+        return False
+
     @callback
     def _answer_received(self, message: mqtt.ReceiveMessage) -> None:
         response = json_object(message.payload)
@@ -238,7 +250,14 @@ class AgentLink:
         if response is None or pending is None or pending.done():
             LOGGER.debug("Ignored an answer on %s that no request waits for", message.topic)
             return
-        pending.set_result(response)
+        if error_code_of(response) in PAIRING_LOST_CODES and response.get("actions") == []:
+            # An app that lost our secret cannot sign for us: the refusal that says so is
+            # believed unsigned (at worst a fake one asks the user to pair again).
+            response.pop("sigs", None)
+            pending.set_result(response)
+        elif self._from_app(response, message.topic):
+            response.pop("sigs", None)
+            pending.set_result(response)
 
     @callback
     def _status_received(self, message: mqtt.ReceiveMessage) -> None:
@@ -263,8 +282,9 @@ class AgentLink:
     @callback
     def _policy_received(self, message: mqtt.ReceiveMessage) -> None:
         state = json_object(message.payload)
-        if state is None:
+        if not self._from_app(state, message.topic):
             return
+        assert state is not None
         self.policy_state = state
         for waiter in list(self._policy_waiters):
             waiter(state)
@@ -272,11 +292,10 @@ class AgentLink:
     @callback
     def _event_received(self, message: mqtt.ReceiveMessage) -> None:
         event = json_object(message.payload)
-        if (
-            event is None
-            or event.get("type") != "action"
-            or not isinstance(event.get("data"), dict)
-        ):
+        if not self._from_app(event, message.topic, max_age_s=EVENT_MAX_AGE_S):
+            return
+        assert event is not None
+        if event.get("type") != "action" or not isinstance(event.get("data"), dict):
             return
         data: dict[str, Any] = event["data"]
         request_id = data.get("request_id")

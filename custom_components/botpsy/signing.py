@@ -3,6 +3,10 @@
 The canonical form is the object without `sig`, keys sorted, no whitespace, characters
 beyond ASCII as themselves, UTF-8; `sig` is its lowercase hex HMAC-SHA256 keyed with the
 shared secret.
+
+The app signs its answers, events and `policy/state` back (`app_message_valid`): `sigs`
+maps a secret's fingerprint (12 hex digits of its SHA-256) to the HMAC-SHA256 of
+`APP_MESSAGE_DOMAIN` and the canonical form of the message without `sigs`.
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ import json
 import time
 from typing import Any
 
+APP_MESSAGE_DOMAIN = b"botpsy app message\n"
 
-def canonical_bytes(document: Mapping[str, Any]) -> bytes:
-    unsigned = {key: value for key, value in document.items() if key != "sig"}
+
+def canonical_bytes(document: Mapping[str, Any], without: str = "sig") -> bytes:
+    unsigned = {key: value for key, value in document.items() if key != without}
     text = json.dumps(unsigned, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8")
 
@@ -29,3 +35,27 @@ def sign(document: Mapping[str, Any], secret: str) -> dict[str, Any]:
         secret.encode("utf-8"), canonical_bytes(signed), hashlib.sha256
     ).hexdigest()
     return signed
+
+
+def fingerprint(secret: str) -> str:
+    """The public name of a secret, as the app lists and signs with it."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:12]
+
+
+def app_message_valid(
+    document: Mapping[str, Any], secret: str, *, max_age_s: float | None = None
+) -> bool:
+    """Whether the app signed `document` with our `secret` (and, with `max_age_s`, its
+    `ts` is that close to now): anyone else on the broker could have written it."""
+    sigs = document.get("sigs")
+    sig = sigs.get(fingerprint(secret)) if isinstance(sigs, dict) else None
+    if not isinstance(sig, str):
+        return False
+    covered = APP_MESSAGE_DOMAIN + canonical_bytes(document, without="sigs")
+    expected = hmac.new(secret.encode("utf-8"), covered, hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected, sig):
+        return False
+    if max_age_s is None:
+        return True
+    ts = document.get("ts")
+    return isinstance(ts, int) and abs(time.time() - ts) <= max_age_s

@@ -14,6 +14,7 @@ import json
 import logging
 from pathlib import Path
 import shutil
+import ssl
 from typing import Any
 
 import aiohttp
@@ -31,6 +32,7 @@ from botpsy_agent.models import (
 )
 from devkit.model_host import ModelHostStandIn, ServedRequest
 from devkit.tiny_gguf import TINY_QWEN35, write_model
+from tests.mqtt.pki import ThrowawayPki
 
 NAME = "BotPsy-0.8B-Q8_0.gguf"
 
@@ -40,12 +42,30 @@ def gguf_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return write_model(tmp_path_factory.mktemp("host") / NAME, TINY_QWEN35).read_bytes()
 
 
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> ThrowawayPki:
+    return ThrowawayPki.create(tmp_path_factory.mktemp("pki"))
+
+
 @pytest.fixture
-async def host(gguf_bytes: bytes, socket_enabled: None) -> AsyncIterator[ModelHostStandIn]:
-    stand_in = ModelHostStandIn(files={NAME: gguf_bytes})
+async def host(
+    gguf_bytes: bytes, pki: ThrowawayPki, socket_enabled: None
+) -> AsyncIterator[ModelHostStandIn]:
+    """The stand-in for Hugging Face, over https (the app fetches models over https only)."""
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(pki.server_cert, pki.server_key)
+    stand_in = ModelHostStandIn(files={NAME: gguf_bytes}, tls=tls)
     await stand_in.start()
     yield stand_in
     await stand_in.stop()
+
+
+@pytest.fixture
+async def session(pki: ThrowawayPki) -> AsyncIterator[aiohttp.ClientSession]:
+    """A client that trusts the throw-away CA, as the app trusts the public ones."""
+    trust = ssl.create_default_context(cafile=pki.ca_cert)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=trust)) as client:
+        yield client
 
 
 def model_settings(**changes: Any) -> ModelSettings:
@@ -257,7 +277,12 @@ async def test_switching_quantization_keeps_old_files_until_asked(
     ]
     removed = remove_other_models(models, path)
     assert [p.name for p in removed] == ["BotPsy-0.8B-BF16.gguf.part", "BotPsy-0.8B-Q8_0.gguf"]
-    assert sorted(p.name for p in models.iterdir()) == ["BotPsy-0.8B-Q4_K_M.gguf", "notes.txt"]
+    assert sorted(p.name for p in models.iterdir()) == [
+        "BotPsy-0.8B-Q4_K_M.gguf",
+        "BotPsy-0.8B-Q4_K_M.gguf.sha256",  # checked once at start (issue 18, finding 8)
+        "model_pins.json",
+        "notes.txt",
+    ]
 
 
 async def test_a_custom_file_with_a_checksum_is_checked_once(

@@ -105,7 +105,7 @@ def test_an_own_login_on_the_provided_broker() -> None:
         ),
         (
             options(model="custom", custom_model="ftp://example.org/m.gguf"),
-            "options.json: custom_model: must be an http:// or https:// address, "
+            "options.json: custom_model: must be an https:// address, "
             "got 'ftp://example.org/m.gguf'",
         ),
         (
@@ -168,8 +168,7 @@ def test_an_own_login_on_the_provided_broker() -> None:
         ),
         (
             options(model_mirror="mirror.local"),
-            "options.json: model_mirror: must be an http:// or https:// address, "
-            "got 'mirror.local'",
+            "options.json: model_mirror: must be an https:// address, got 'mirror.local'",
         ),
         (
             options(rate_limits={"per_principal": 100, "global": 50}),

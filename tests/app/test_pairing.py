@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from botpsy_agent import spake2
-from botpsy_agent.integration_channel import IntegrationChannel
+from botpsy_agent.integration_channel import PAIRING_MESSAGES_PER_MINUTE, IntegrationChannel
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import SecretFile, sign
 from botpsy_agent.pairing import (
@@ -398,3 +398,49 @@ async def test_the_pairing_topics_on_a_real_broker(
 def store_label(data_dir: Path) -> str:
     ((_, label),) = SecretStore(data_dir / "integration_secrets").entries()
     return label
+
+
+async def test_a_flood_of_pairing_messages_is_dropped_beyond_the_limit(
+    mosquitto: MosquittoBroker, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 18, finding 6. Reproduced on the old code: every one of 100 pairing starts was
+    read and answered (and, in an open window, each bought a task for the arithmetic)."""
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("version: 1\n")
+    store = PolicyStore(policy)
+    store.load()
+    channel = IntegrationChannel.for_app(
+        BrokerSettings(mosquitto.host, mosquitto.port),
+        ApiSettings(instance=INSTANCE),
+        data_dir=tmp_path,
+        policies=store,
+        known_user_ids=lambda: None,
+        notices=RecordedNotices(),
+    )
+    read: list[str] = []
+    handle = channel.pairing.handle
+
+    def counted(message: dict[str, Any]) -> dict[str, Any] | None:
+        read.append(str(message.get("session")))
+        return handle(message)
+
+    channel.pairing.handle = counted  # type: ignore[method-assign]
+    root = f"botpsy/{INSTANCE}"
+    probe = MqttProbe(mosquitto.host, mosquitto.port)
+    await asyncio.to_thread(probe.connect)
+    try:
+        await channel.start()
+        await asyncio.wait_for(channel.wait_online(), 10)
+        start = Client("0000000000").start()
+        for n in range(100):
+            message = json.dumps({**start, "session": f"flood-{n}"})
+            await asyncio.to_thread(probe.publish, f"{root}/pairing/request", message)
+        # The last start is through the broker when a press made after it is seen.
+        await asyncio.to_thread(probe.publish, f"{root}/pairing/open", "PRESS")
+        await wait_for(lambda: channel.pairing.is_open, "the window opened")
+        assert PAIRING_MESSAGES_PER_MINUTE <= len(read) <= PAIRING_MESSAGES_PER_MINUTE + 3
+        flood = [r for r in caplog.records if r.name == "botpsy_agent.security"]
+        assert [r.levelno for r in flood].count(logging.WARNING) == 1  # once per flood
+    finally:
+        await channel.stop()
+        await asyncio.to_thread(probe.close)

@@ -4,7 +4,9 @@ whole, written only when valid, applied once per revision, refused with reasons.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+import time
 from typing import Any
 
 import pytest
@@ -46,9 +48,11 @@ def updates(tmp_path: Path) -> PolicyUpdates:
     )
 
 
-def update(key: str, revision: int, secret: str = SECRET, **body: Any) -> bytes:
+def update(
+    key: str, revision: int, secret: str = SECRET, now: float | None = None, **body: Any
+) -> bytes:
     document = {"key": key, "instance": "home", "revision": revision, **body}
-    return json.dumps(sign(document, secret)).encode()
+    return json.dumps(sign(document, secret, now=now)).encode()
 
 
 def user(*rules: dict[str, Any], inherit: bool = True, name: str = "Min-ji") -> dict[str, Any]:
@@ -202,5 +206,57 @@ def test_a_file_that_cannot_be_written_is_a_refusal_not_a_crash(
         "home", updates.store, StaticSecrets(SECRET), tmp_path / "policy.yaml" / "revisions.json"
     )
     result = blocked.apply(MINJI, update(MINJI, 8, user=user()))
-    assert result is not None and result.status == "applied"
-    assert "Cannot record permission revisions" in caplog.text
+    # Issue 18, finding 12: an update whose revision cannot be recorded could be applied
+    # again after a restart (a replay): it is refused, and the file stays.
+    assert result is not None and result.status == "refused"
+    assert "cannot record" in result.problems[0]
+    assert updates.store.path.read_text() == before
+
+
+DENY_KITCHEN = {"id": "ui-no-kitchen", "deny": ["control"], "areas": ["kitchen"]}
+
+
+def test_an_old_update_replayed_after_the_revisions_are_lost_is_refused(
+    updates: PolicyUpdates, tmp_path: Path
+) -> None:
+    """Issue 18, finding 12. Reproduced on the old code: with the revisions file gone (a
+    failed write, a restored backup), a captured older update applied again and undid the
+    newer one; `ts` was never looked at."""
+    path = updates.store.path
+    two_hours_ago = time.time() - 7200
+    os.utime(path, (two_hours_ago, two_hours_ago))
+    captured = update(MINJI, 10, now=time.time() - 3600, user=user(DENY_KITCHEN))
+    assert updates.apply(MINJI, captured).status == "applied"  # type: ignore[union-attr]
+    assert updates.apply(MINJI, update(MINJI, 11, user=user())).status == "applied"  # type: ignore[union-attr]
+    newer = path.read_text()
+
+    (tmp_path / "revisions.json").unlink()  # lost
+    restarted = PolicyUpdates(
+        "home", updates.store, StaticSecrets(SECRET), tmp_path / "revisions.json"
+    )
+    result = restarted.apply(MINJI, captured)
+    assert result is not None and result.status == "refused"
+    assert "older than the policy file" in result.problems[0]
+    assert path.read_text() == newer
+
+
+def test_an_update_from_the_future_is_refused(updates: PolicyUpdates) -> None:
+    before = updates.store.path.read_text()
+    result = updates.apply(MINJI, update(MINJI, 12, now=time.time() + 3600, user=user()))
+    assert result is not None and result.status == "refused"
+    assert "in the future" in result.problems[0]
+    assert updates.store.path.read_text() == before
+
+
+def test_updates_signed_while_the_app_was_away_still_apply_in_any_order(
+    updates: PolicyUpdates,
+) -> None:
+    """Retained updates of several keys, signed before the app came back, arrive together:
+    the app's own write of the first must not make the second look stale."""
+    path = updates.store.path
+    an_hour_ago = time.time() - 3600
+    os.utime(path, (an_hour_ago - 60, an_hour_ago - 60))
+    first = update(MINJI, 20, now=an_hour_ago, user=user(DENY_KITCHEN))
+    second = update("confirm", 21, now=an_hour_ago, confirm=["locks", "alarm_panels"])
+    assert updates.apply(MINJI, first).status == "applied"  # type: ignore[union-attr]
+    assert updates.apply("confirm", second).status == "applied"  # type: ignore[union-attr]

@@ -12,6 +12,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from botpsy_agent.mqtt.settings import ApiSettings
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
+from custom_components.botpsy.link import AgentLink, AgentUnavailable, Ask
 from tests.ha_home import HaHome
 from tests.ha_mqtt import wait_for
 from tests.integration.conftest import INSTANCE, AppRunner, SetupEntry
@@ -124,11 +125,14 @@ async def test_what_the_action_cannot_get_an_answer_for_is_an_error(
     assert raised.value.translation_key == "not_loaded"
 
 
-async def test_a_secret_the_app_does_not_hold_and_a_busy_app(
+async def test_a_secret_the_app_does_not_hold(
     hass: HomeAssistant, app_runner: AppRunner, setup_entry: SetupEntry, ha_home: HaHome
 ) -> None:
-    await app_runner.start(model=False, api=ApiSettings(instance=INSTANCE, rate_per_principal=1))
-    entry = await setup_entry(secret="a-secret-the-app-never-saw-0000")
+    await app_runner.start(model=False)
+    entry = await setup_entry(secret="a-secret-the-app-never-saw-0000", wait_online=False)
+    link: AgentLink = entry.runtime_data
+    await wait_for(lambda: link.online, "the app online")
+    assert link.policy_state is None  # signed for secrets the app holds: not believed
     daniel = ha_home.users["Daniel"]
     with pytest.raises(HomeAssistantError) as raised:
         await ask(hass, daniel, text="turn off the kitchen lights")
@@ -144,7 +148,19 @@ async def test_a_secret_the_app_does_not_hold_and_a_busy_app(
     )
     assert isinstance(result, dict)
     assert "did not accept Home Assistant's signature" in str(result["response"]["speech"])
-    # Without a user nothing is signed; one request a minute for a principal: then busy.
+    # Without a user the request is not signed, but its answer is, for secrets the app
+    # holds: this entry believes none of it (issue 18, finding 12).
+    with pytest.raises(AgentUnavailable) as unverified:
+        await link.async_request(Ask("turn off the kitchen lights", "en"), via="test", timeout_s=1)
+    assert unverified.value.translation_key == "agent_timeout"
+
+
+async def test_a_busy_app(
+    hass: HomeAssistant, app_runner: AppRunner, setup_entry: SetupEntry
+) -> None:
+    await app_runner.start(model=False, api=ApiSettings(instance=INSTANCE, rate_per_principal=1))
+    entry = await setup_entry()
+    # One request a minute for a principal: then busy.
     assert (await ask(hass, text="turn off the kitchen lights"))["status"] == "done"
     with pytest.raises(HomeAssistantError) as raised:
         await ask(hass, text="turn on the kitchen lights")

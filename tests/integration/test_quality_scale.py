@@ -70,7 +70,8 @@ async def test_a_refused_signature_asks_to_re_pair_and_pairing_again_fixes_it(
     daniel = ha_home.users["Daniel"]
     await app_runner.start(model=False)
     # The app holds SECRET; this entry another one, as after the app's data was reset.
-    entry = await setup_entry(secret="a-secret-the-app-never-saw-0123456789")
+    entry = await setup_entry(secret="a-secret-the-app-never-saw-0123456789", wait_online=False)
+    await wait_for(lambda: entry.runtime_data.online, "the app online")
     assert not list(entry.async_get_active_flows(hass, {config_entries.SOURCE_REAUTH}))
 
     result = await process(hass, "turn off the kitchen lights", daniel)

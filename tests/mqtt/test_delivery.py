@@ -84,6 +84,28 @@ async def test_beyond_the_queue_requests_are_answered_busy_at_once(
     assert agent.executions == 3
 
 
+async def test_one_principal_cannot_take_the_whole_queue(
+    mosquitto: MosquittoBroker, start_service: StartService, client: ApiClient
+) -> None:
+    """Issue 18, finding 6 (found by the soak's attacker): a principal within its rate limit
+    filled the queue, and an HA user's next request was answered `busy`. Now one principal
+    holds at most three quarters of it."""
+    agent = GatedAgent()
+    api = ApiSettings(instance=INSTANCE, queue_capacity=4)
+    await start_service(agent, plain_settings(mosquitto), api)
+    greedy = f"{REQUEST}/greedy"
+    for n in range(4):
+        client.publish(greedy, {"id": f"g{n}", "text": "slow"})
+    await agent.wait_for_waiting(3)
+    refused = await client.response(f"{RESPONSE}/greedy", "g3")
+    assert (refused["status"], refused["error"]["code"]) == ("busy", "busy")
+    assert "this principal" in refused["error"]["message"]
+    client.publish(f"{REQUEST}/other", {"id": "o1", "text": "slow"})
+    await agent.wait_for_waiting(4)  # another principal still gets in
+    agent.release()
+    assert (await client.response(f"{RESPONSE}/other", "o1"))["status"] == "done"
+
+
 async def test_a_fast_request_is_not_stuck_behind_model_work(
     mosquitto: MosquittoBroker, start_service: StartService, client: ApiClient
 ) -> None:

@@ -1,8 +1,11 @@
 """The soak (`make soak`, marked slow: not part of `make test`): the real app process, started
 from options as the Supervisor starts it, serves a steady mix of fast-path commands and
 model requests (the tiny GGUF) from several MQTT clients for `BOTPSY_SOAK_SECONDS` (10 min
-by default). It checks that no request is lost or answered twice and that the app's memory
-stays flat after warm-up, and writes bench/results/soak-<date>.{json,md,png}.
+by default). Meanwhile an attacker floods it (invented principals, one principal far over its rate
+limit, pairing starts, HA birth messages) and an HA user asks for a garage door and says
+"yes" every few seconds. It checks that no request is lost or answered twice, that the
+app's memory stays flat after warm-up, that every "yes" is answered "done" within 1 s
+(issue 18), and writes bench/results/soak-<date>.{json,md,png}.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from tests.app_process import app_options, app_process
 from tests.ha_bridge import wait_until
 from tests.ha_home import HaHome
 from tests.ha_server import HomeAssistantApiServer
-from tests.soak.load import Ledger, LoadClient
+from tests.soak.load import Attacker, Confirmer, Ledger, LoadClient
 
 pytestmark = pytest.mark.slow
 
@@ -45,6 +48,15 @@ MODEL_SHARE = 0.1
 keeps it busy without drowning it (beyond its queue of 4, requests are answered `busy`)."""
 DRAIN_S = 90.0
 QUEUE_CAPACITY = 16
+SECRET = "soak-shared-secret-0123456789abcdef"
+GREEDY = "soak-greedy"
+ATTACK_INTERVAL_S = 0.1
+"""The attacker's round: 30 invented principals, 50 greedy requests, 10 pairing starts a
+second (issue 18, finding 6); the greedy principal may send 600 a minute, so it is limited
+after about 15 s."""
+CONFIRM_INTERVAL_S = 5.0
+CONFIRM_MAX_MS = 1000.0
+"""The acceptance criterion of issue 18: the flood delays no "yes" by more than 1 s."""
 
 
 def soak_policy() -> str:
@@ -53,7 +65,11 @@ def soak_policy() -> str:
         "        areas: [kitchen, living_room]\n"
         for n in range(CLIENTS)
     )
-    return f"version: 1\nmqtt:\n{principals}"
+    principals += (
+        f"  {GREEDY}:\n    rules:\n      - allow: [read, control]\n        areas: [kitchen]\n"
+    )
+    admins = "groups:\n  admin:\n    rules:\n      - allow: [read, control]\n"
+    return f"version: 1\n{admins}mqtt:\n{principals}"
 
 
 class StatsWatcher:
@@ -92,6 +108,8 @@ async def test_soak(
     ledger = Ledger()
     clients: list[LoadClient] = []
     stats: StatsWatcher | None = None
+    attacker: Attacker | None = None
+    confirmer: Confirmer | None = None
     async with app_process(
         tmp_path,
         options=options,
@@ -99,6 +117,7 @@ async def test_soak(
         gguf=tiny_qwen35_gguf,
         ha_api=ha_api,
         mosquitto=mosquitto,
+        secret=SECRET,
     ) as started:
         try:
             await wait_until(lambda: check_health(started.health_file).healthy, timeout_s=90)
@@ -117,18 +136,40 @@ async def test_soak(
                 )
                 clients.append(client)
                 await asyncio.to_thread(client.wait_ready)
-            result = await _run_load(app, clients, ledger, stats)
+            attacker = await asyncio.to_thread(
+                Attacker, mosquitto.host, mosquitto.port, ROOT, greedy=GREEDY
+            )
+            confirmer = await asyncio.to_thread(
+                Confirmer,
+                mosquitto.host,
+                mosquitto.port,
+                ROOT,
+                user_id=ha_home.users["Daniel"],
+                secret=SECRET,
+            )
+            await asyncio.to_thread(confirmer.wait_ready)
+            confirming = asyncio.create_task(_confirm_until_done(confirmer))
+            result = await _run_load(app, clients, ledger, stats, attacker)
+            confirming.cancel()
+            await asyncio.gather(confirming, return_exceptions=True)
             await asyncio.to_thread(_wait_drained, ledger)
         finally:
             for client in clients:
                 await asyncio.to_thread(client.close)
+            for extra in (attacker, confirmer):
+                if extra is not None:
+                    await asyncio.to_thread(extra.close)
             if stats is not None:
                 await asyncio.to_thread(stats.close)
     process = started.process
 
     counts = ledger.summary()
     errors = [line for line in started.log().splitlines() if " ERROR " in line]
+    attack = attacker.summary() if attacker else {}
+    confirmations = confirmer.summary() if confirmer else {}
     result.update(
+        attack=attack,
+        confirmations=confirmations,
         counts=counts,
         max_in_flight=stats.max_in_flight if stats else None,
         app_log_errors=len(errors),
@@ -137,7 +178,8 @@ async def test_soak(
     )
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     paths = write_report(result, stamp)
-    print("\n[soak] " + json.dumps({k: result[k] for k in ("counts", "memory")}, indent=2))
+    shown = ("counts", "memory", "attack", "confirmations")
+    print("\n[soak] " + json.dumps({k: result[k] for k in shown}, indent=2))
     print(f"[soak] wrote {', '.join(str(p) for p in paths)}")
 
     assert counts["lost"] == 0, counts
@@ -147,10 +189,26 @@ async def test_soak(
     assert process.returncode == 0
     if DURATION_S >= 300:  # a short try-out run says little about memory
         assert result["memory"]["flat"], result["memory"]
+    # Issue 18, finding 6: the flood is refused at the door, and no "yes" waits behind it.
+    assert set(attack["answer_codes"]) >= {"unknown_principal", "rate_limited"}, attack
+    assert confirmations["rounds"] >= 1, confirmations
+    assert confirmations["confirmed"] == confirmations["rounds"], confirmations
+    assert confirmations["yes_latency_ms"]["max"] <= CONFIRM_MAX_MS, confirmations
+
+
+async def _confirm_until_done(confirmer: Confirmer) -> None:
+    """A confirmation round every few seconds, for as long as the load runs."""
+    while True:
+        await asyncio.to_thread(confirmer.one_round)
+        await asyncio.sleep(CONFIRM_INTERVAL_S)
 
 
 async def _run_load(
-    app: psutil.Process, clients: list[LoadClient], ledger: Ledger, stats: StatsWatcher
+    app: psutil.Process,
+    clients: list[LoadClient],
+    ledger: Ledger,
+    stats: StatsWatcher,
+    attacker: Attacker,
 ) -> dict[str, Any]:
     """Send for DURATION_S, sampling the app's memory and the answers' pace."""
     sample_s = max(1.0, DURATION_S / 200)
@@ -167,7 +225,11 @@ async def _run_load(
     answered_before = 0
     stagger = INTERVAL_S / max(1, len(clients))
     next_send = [start + n * stagger for n in range(len(clients))]
+    next_attack = start
     while (now := time.monotonic()) - start < DURATION_S:
+        if now >= next_attack:
+            attacker.send_burst()
+            next_attack += ATTACK_INTERVAL_S
         for n, client in enumerate(clients):
             if now >= next_send[n]:
                 client.send_one()
@@ -181,7 +243,8 @@ async def _run_load(
             series["app_threads"].append(float(app.num_threads()))
             answered_before = answered
             next_sample += sample_s
-        await asyncio.sleep(min(0.02, max(0.0, min(next_send) - time.monotonic())))
+        wake = min(*next_send, next_attack)
+        await asyncio.sleep(min(0.02, max(0.0, wake - time.monotonic())))
     samples = list(zip(series["t_s"], series["app_rss_mib"], strict=True))
     return {
         "started": started_at,
@@ -194,6 +257,8 @@ async def _run_load(
             "model_share": MODEL_SHARE,
             "sample_s": sample_s,
             "rate_limits": {"per_principal": 600, "global": 6000},
+            "attack_interval_s": ATTACK_INTERVAL_S,
+            "confirm_interval_s": CONFIRM_INTERVAL_S,
         },
         "memory": memory_trend(samples),
         "series": series,

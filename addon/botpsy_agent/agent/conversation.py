@@ -30,6 +30,8 @@ class PendingConfirmation:
     principal_key: str
     request_id: str
     expires_at: float
+    answer_admitted: bool = False
+    """An answer to it was let past the front door's limits (once per question)."""
 
 
 @dataclass

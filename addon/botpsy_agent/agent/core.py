@@ -37,7 +37,7 @@ from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.ha.executor import ExecutionKey
-from botpsy_agent.home.model import Home
+from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
 from botpsy_agent.llm.engine import PromptTooLong
 from botpsy_agent.llm.parse import RawCall
@@ -50,6 +50,8 @@ from botpsy_agent.policy import (
     Policy,
     Principal,
     authorize,
+    may_read,
+    readable_result,
     scope,
     usable_filter,
 )
@@ -134,6 +136,11 @@ class _Job:
     @property
     def language(self) -> str:
         return self.request.language
+
+    def readable(self, entity_id: str) -> bool:
+        """Whether the requester may see `entity_id` in a result (issue 18, finding 9)."""
+        entity = self.home.entities.get(entity_id) or Entity(entity_id, entity_id)
+        return may_read(self.policy, self.request.principal, entity, self.now)
 
 
 class BotPsyAgent:
@@ -502,7 +509,7 @@ class BotPsyAgent:
         key = ExecutionKey(request.principal.key, request.id, number)
         execution = await self._executor.execute(key, resolved)
         turn.timings.ha_ms += (time.monotonic() - started) * 1000
-        report.result = execution.to_json()
+        report.result = readable_result(execution.to_json(), job.readable)
         status = str(getattr(execution.status, "value", execution.status))
         if status != "done":
             error = execution.error or ErrorInfo("outcome_unknown", "HA did not answer in time")
@@ -541,6 +548,28 @@ class BotPsyAgent:
         return self._replies.done(language, call, resolved.targets, home)
 
     # --- confirmation answers --------------------------------------------------------------
+
+    def admits_answer(self, request: AgentRequest) -> bool:
+        """Whether `request` is its principal's bare yes/no to the question pending in its
+        conversation, and the first such answer to it: the front door lets it past its rate
+        limits (issue 18, finding 6). True once per question, so "yes" floods gain nothing."""
+        waiting = self.conversations.pending_for(request.conversation_id)
+        if waiting is None or not self._phrases.supports(request.language):
+            return False
+        pending = waiting.pending
+        assert pending is not None
+        if (
+            pending.answer_admitted
+            or pending.principal_key != request.principal.key
+            or self.conversations.now() > pending.expires_at
+        ):
+            return False
+        language, text = request.language, request.text
+        phrases = self._phrases
+        if not (phrases.is_affirmative(language, text) or phrases.is_negative(language, text)):
+            return False
+        pending.answer_admitted = True
+        return True
 
     async def _answer_question(
         self,

@@ -13,6 +13,7 @@ from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, replace
 
 from botpsy_agent.home.model import Entity, Home
+from botpsy_agent.home.wrappers import Controlled, controlled_by
 from tool_schemas.actions import HaAction, TargetState, ToolMappingError
 from tool_schemas.base import MappingContext, TargetSpec, Tool
 from tool_schemas.catalog import to_ha_actions
@@ -39,6 +40,8 @@ class ResolvedCall:
     actions: tuple[HaAction, ...]
     temperature_unit: str = "°C"
     """The home's unit for the temperatures in `actions` (policy limits are in °C)."""
+    controls: tuple[Controlled, ...] = ()
+    """What targeted scenes, groups and scripts act on: the policy judges that too."""
 
     @property
     def entity_ids(self) -> tuple[str, ...]:
@@ -69,7 +72,8 @@ def resolve_call(
         actions = to_ha_actions(call, states, context)
     except ToolMappingError as err:
         raise ResolutionError(err.code, err.message) from None
-    return ResolvedCall(call, targets, actions, home.temperature_unit)
+    controls = tuple(c for e in targets if (c := controlled_by(home, e)) is not None)
+    return ResolvedCall(call, targets, actions, home.temperature_unit, controls)
 
 
 def resolve_targets(

@@ -14,7 +14,10 @@ from typing import Final
 
 from botpsy_agent.config import ModelChoice
 
-HUGGING_FACE_BASE_URL: Final = "https://huggingface.co/qvac/BotPsy-0.8B-GGUF/resolve/main/"
+HUGGING_FACE_REVISION: Final = "main"
+HUGGING_FACE_BASE_URL: Final = (
+    f"https://huggingface.co/qvac/BotPsy-0.8B-GGUF/resolve/{HUGGING_FACE_REVISION}/"
+)
 """Where the files are fetched from; the `model_mirror` option replaces it."""
 
 
@@ -26,7 +29,8 @@ class ModelFile:
     file_name: str
     approx_bytes: int
     sha256: str | None
-    """Lower-case hex SHA-256, or None when not published (length check only)."""
+    """Lower-case hex SHA-256, or None when not published (then the first verified copy's
+    hash is pinned)."""
     note: str
 
     def url(self, base_url: str | None = None) -> str:

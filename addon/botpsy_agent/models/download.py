@@ -5,6 +5,7 @@
 * Before any byte is written, the length the server announces is compared with the free
   space on the target's file system.
 * Progress goes to the log at most every few seconds: percent, MB, MB/s, time left.
+* Only https:// addresses are fetched, and no redirect may leave https.
 * When the SHA-256 is known it is compared; a mismatch removes the partial file and no file
   appears under the target name. Only a complete, checked file is renamed into place
   (`os.replace`, atomic on one file system).
@@ -133,6 +134,12 @@ async def download_file(
     `sha256` (lower-case hex), when given, must match. `size_hint` is used for the disk check
     when the server sends no length.
     """
+    if not url.startswith("https://"):
+        raise DownloadError(
+            "insecure_url",
+            f"{target.name}: {_without_query(url)} is not an https:// address; model files are "
+            "fetched over https only, so nobody on the way can hand over another file",
+        )
     attempts = max(1, attempts)
     started = time.monotonic()
     partial = _Partial(target.with_name(target.name + ".part"), hashlib.sha256())
@@ -214,6 +221,12 @@ async def _attempt(
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=60)
     try:
         async with session.get(url, headers=headers, timeout=timeout) as response:
+            if response.url.scheme != "https":  # a redirect must not leave https either
+                raise DownloadError(
+                    "insecure_url",
+                    f"{target.name}: the server redirected to {_without_query(str(response.url))}"
+                    ", which is not https",
+                )
             start, total = _where_to_start(response, partial, target.name)
             if start is None:  # the .part file already holds everything
                 return total

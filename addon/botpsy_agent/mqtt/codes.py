@@ -38,6 +38,7 @@ class ErrorCode(StrEnum):
     STALE_TIMESTAMP = "stale_timestamp"
     REPLAYED = "replayed"
     UNKNOWN_USER = "unknown_user"
+    UNKNOWN_PRINCIPAL = "unknown_principal"
     # The app's state (status `busy` or `error`).
     BUSY = "busy"
     RATE_LIMITED = "rate_limited"
@@ -55,6 +56,7 @@ _STATUS = {
     ErrorCode.STALE_TIMESTAMP: Status.REFUSED,
     ErrorCode.REPLAYED: Status.REFUSED,
     ErrorCode.UNKNOWN_USER: Status.REFUSED,
+    ErrorCode.UNKNOWN_PRINCIPAL: Status.REFUSED,
     ErrorCode.BUSY: Status.BUSY,
     ErrorCode.RATE_LIMITED: Status.BUSY,
     ErrorCode.SHUTTING_DOWN: Status.BUSY,
@@ -67,6 +69,7 @@ SECURITY_CODES = frozenset(
         ErrorCode.STALE_TIMESTAMP,
         ErrorCode.REPLAYED,
         ErrorCode.UNKNOWN_USER,
+        ErrorCode.UNKNOWN_PRINCIPAL,
         ErrorCode.INVALID_PRINCIPAL,
         ErrorCode.INVALID_REPLY_TO,
         ErrorCode.UNEXPECTED_SIGNATURE,

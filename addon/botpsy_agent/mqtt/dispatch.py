@@ -12,6 +12,7 @@ so a fast-path request never waits here behind model work (docs/decisions.md).
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -37,6 +38,14 @@ _LOGGER = logging.getLogger(__name__)
 _SECURITY = logging.getLogger("botpsy_agent.security")
 
 type EventSink = Callable[[dict[str, Any]], None]
+type PrincipalCheck = Callable[[Principal], bool]
+"""Whether the policy names a principal (`Policy.names`)."""
+type AnswerCheck = Callable[[AgentRequest], bool]
+"""Whether a request is the answer to its conversation's pending question, admitted once
+per question (`BotPsyAgent.admits_answer`)."""
+
+UNKNOWN_LOG_INTERVAL_S = 60.0
+"""Refusals of unknown principals are logged once a minute (all are audited)."""
 
 
 NOT_NOW = frozenset({"ha_starting", "ha_unavailable"})
@@ -98,8 +107,17 @@ class Dispatcher:
         audit: DoorAudit | None = None,
         clock: Callable[[], float] = time.monotonic,
         message_bodies: bool = False,
+        known: PrincipalCheck = lambda principal: True,
+        answers_question: AnswerCheck = lambda request: False,
     ) -> None:
         self._agent = agent
+        self._known = known
+        """Principals the policy does not name are refused before they cost anything: no
+        rate-limit bucket, no agent (issue 18, finding 6). The app passes `Policy.names`."""
+        self._answers_question = answers_question
+        """An answer to a pending question is never rate-limited or `busy`: a flood of
+        others must not make a user's "yes" wait out the question (issue 18, finding 6)."""
+        self._unknown_logged: float | None = None
         self._message_bodies = message_bodies
         """Free text in the events' arguments (message bodies, titles): only when the
         `audit_message_bodies` option is on, as in the audit log. HA's recorder stores the
@@ -115,6 +133,10 @@ class Dispatcher:
         self._limits = RateLimiter(settings.rate_per_principal, settings.rate_global, clock=clock)
         self._clock = clock
         self._running: set[asyncio.Task[AgentResponse]] = set()
+        self._running_by: Counter[str] = Counter()
+        """Running requests per principal: one may hold at most `_principal_share` of the
+        queue, so a principal within its rate limit cannot make everyone else `busy`."""
+        self._principal_share = settings.queue_capacity - settings.queue_capacity // 4
         self.closing = False
         self.stats = DoorStats(clock)
 
@@ -187,6 +209,20 @@ class Dispatcher:
         principal = self._auth.principal(parsed, named)
         if isinstance(principal, Rejection):
             return self._refuse(principal, message, reply, claimed=parsed.user_id)
+        if not self._known(principal):
+            now = self._clock()
+            quiet = (
+                self._unknown_logged is not None
+                and now - self._unknown_logged < UNKNOWN_LOG_INTERVAL_S
+            )
+            if not quiet:
+                self._unknown_logged = now
+            rejection = Rejection(
+                ErrorCode.UNKNOWN_PRINCIPAL,
+                f"the policy does not name {principal.key}; add it to policy.yaml",
+                parsed.id,
+            )
+            return self._refuse(rejection, message, reply, principal=principal.key, quiet=quiet)
         return _Routed(parsed, reply, principal)
 
     def _admit(
@@ -217,23 +253,39 @@ class Dispatcher:
                     request.id,
                 )
                 return self._refuse(rejection, message, reply, claimed=request.user_id)
-        if self.running >= self._settings.queue_capacity or (
-            replay_key is not None and self._replay.full()
-        ):
+        if refused := self._no_room(routed, message, replay_key is not None):
+            return refused
+        if replay_key is not None:
+            self._replay.remember(replay_key)
+        self._outcomes.begin(key, identity)
+        return None
+
+    def _no_room(self, routed: _Routed, message: RequestMessage, signed: bool) -> Answer | None:
+        """The refusal when there is no room for the request now (the queue, the
+        principal's share of it, the rate limits); None when it may run. An answer to a
+        pending question always may."""
+        request, reply, key = routed.request, routed.reply, routed.principal.key
+        if self._answers_question(_agent_request(request, routed.principal)):
+            _LOGGER.debug("Request %s answers a pending question: not limited", request.id)
+            return None
+        if self.running >= self._settings.queue_capacity or (signed and self._replay.full()):
             rejection = Rejection(
                 ErrorCode.BUSY,
                 f"{self.running} requests are in progress (the limit); try again shortly",
                 request.id,
             )
             return self._refuse(rejection, message, reply)
-        if limited := self._limits.admit(routed.principal.key):
-            rejection = Rejection(ErrorCode.RATE_LIMITED, limited.message(), request.id)
-            return self._refuse(
-                rejection, message, reply, principal=routed.principal.key, quiet=limited.streak > 1
+        if self._running_by[key] >= self._principal_share:
+            rejection = Rejection(
+                ErrorCode.BUSY,
+                f"this principal has {self._principal_share} requests in progress (its share "
+                "of the queue); try again shortly",
+                request.id,
             )
-        if replay_key is not None:
-            self._replay.remember(replay_key)
-        self._outcomes.begin(key, identity)
+            return self._refuse(rejection, message, reply)
+        if limited := self._limits.admit(key):
+            rejection = Rejection(ErrorCode.RATE_LIMITED, limited.message(), request.id)
+            return self._refuse(rejection, message, reply, principal=key, quiet=limited.streak > 1)
         return None
 
     async def _run(
@@ -245,6 +297,7 @@ class Dispatcher:
         waited_ms = (self._clock() - received) * 1000
         task = asyncio.ensure_future(self._agent.handle(request))
         self._running.add(task)
+        self._running_by[principal.key] += 1
         try:
             response = await task
         except asyncio.CancelledError:
@@ -257,6 +310,9 @@ class Dispatcher:
             response = _failure(parsed.id, ErrorCode.INTERNAL_ERROR, "the agent failed")
         finally:
             self._running.discard(task)
+            self._running_by[principal.key] -= 1
+            if self._running_by[principal.key] <= 0:
+                del self._running_by[principal.key]
         if response.id != parsed.id:
             _LOGGER.warning("The agent answered request %s with id %s", parsed.id, response.id)
             response = replace(response, id=parsed.id)

@@ -58,6 +58,12 @@ def response_schema() -> dict[str, Any]:
         "type": ["string", "null"],
         "description": "The request's id; null when the payload had no usable id.",
     }
+    schema["properties"]["sigs"] = {
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+        "description": "The app's signatures: secret fingerprint to HMAC-SHA256 "
+        "(docs/mqtt-api.md, Signing).",
+    }
     codes = ", ".join(code.value for code in ErrorCode)
     return {
         "$schema": DRAFT,

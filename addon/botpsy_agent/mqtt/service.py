@@ -16,10 +16,21 @@ from typing import Any
 from botpsy_agent.mqtt.announce import ModelInfo, discovery_payload, info_payload, tools_payload
 from botpsy_agent.mqtt.auth import Authenticator, UserDirectory, no_users
 from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
-from botpsy_agent.mqtt.dispatch import Answer, Dispatcher, RequestMessage
+from botpsy_agent.mqtt.dispatch import (
+    Answer,
+    AnswerCheck,
+    Dispatcher,
+    PrincipalCheck,
+    RequestMessage,
+)
 from botpsy_agent.mqtt.door_audit import DoorAudit
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, StaticSecrets
+from botpsy_agent.mqtt.signing import (
+    ReplayGuard,
+    SecretProvider,
+    StaticSecrets,
+    sign_app_message,
+)
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import json_payload
 from botpsy_agent.protocol import Agent
@@ -34,6 +45,10 @@ NO_MODEL_STATS: dict[str, Any] = {
     "warming_up_eta_s": None,
 }
 OFFLINE_ACK_TIMEOUT_S = 3.0
+REANNOUNCE_MIN_INTERVAL_S = 10.0
+"""HA's birth messages make the app announce again at most this often; births in between
+are answered by one announcement when the interval ends (issue 18, finding 6: each 6-byte
+`online` made the app republish ~38 KB)."""
 
 
 class MqttService:
@@ -51,13 +66,16 @@ class MqttService:
         on_reload_model: Callable[[], Awaitable[None]] | None = None,
         audit: DoorAudit | None = None,
         message_bodies: bool = False,
+        known_principal: PrincipalCheck = lambda principal: True,
+        answers_question: AnswerCheck = lambda request: False,
     ) -> None:
         self.api = api or ApiSettings()
         self.topics = Topics.of(self.api)
         self._model = model
         self._on_reload_model = on_reload_model
         replay = ReplayGuard(self.api.replay_window_s)
-        authenticator = Authenticator(secrets or StaticSecrets(), users, replay)
+        self._secrets = secrets or StaticSecrets()
+        authenticator = Authenticator(self._secrets, users, replay)
         self.dispatcher = Dispatcher(
             agent,
             self.api,
@@ -66,6 +84,8 @@ class MqttService:
             events=self._publish_event,
             audit=audit,
             message_bodies=message_bodies,
+            known=known_principal,
+            answers_question=answers_question,
         )
         self.dispatcher.stats.on_change = self._stats_changed
         self.connection = MqttConnection(
@@ -90,6 +110,8 @@ class MqttService:
         self._stats_dirty = asyncio.Event()
         self._stats_task: asyncio.Task[None] | None = None
         self.announcements = 0
+        self._reannounced_at: float | None = None
+        self._reannounce_later: asyncio.TimerHandle | None = None
         """How many times everything was announced (each connect, each HA birth)."""
         self.on_connection: list[Callable[[bool], None]] = []
         """Told True on every (re)connect, False on every loss of the broker."""
@@ -121,6 +143,9 @@ class MqttService:
             _LOGGER.warning("Stopping %d running request(s)", dispatcher.cancel_running())
         if self._tasks:
             await asyncio.wait(set(self._tasks))
+        if self._reannounce_later is not None:
+            self._reannounce_later.cancel()
+            self._reannounce_later = None
         if self._stats_task is not None:
             self._stats_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -192,7 +217,12 @@ class MqttService:
             await asyncio.sleep(STATS_MIN_INTERVAL_S)
 
     def _publish_event(self, event: dict[str, Any]) -> None:
-        self.connection.publish(self.topics.events, json_payload(event))
+        self.connection.publish(self.topics.events, json_payload(self._signed(event)))
+
+    def _signed(self, message: dict[str, Any], *, timestamped: bool = True) -> dict[str, Any]:
+        """Signed for the integration, which believes no answer or event without it
+        (issue 18, finding 12: any client could fake them)."""
+        return sign_app_message(message, self._secrets.secrets(), timestamped=timestamped)
 
     # --- what the broker brings ---------------------------------------------------------
 
@@ -202,6 +232,26 @@ class MqttService:
         for callback in self.on_connection:
             callback(True)
 
+    def _ha_online(self) -> None:
+        """HA was (re)born: announce again now, or once when the minimum interval ends."""
+        if self._reannounce_later is not None:
+            return  # one announcement is already due
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        due = (self._reannounced_at or -REANNOUNCE_MIN_INTERVAL_S) + REANNOUNCE_MIN_INTERVAL_S
+        if now >= due:
+            self._reannounce()
+        else:
+            _LOGGER.debug("Home Assistant is online again: announcing in %.1f s", due - now)
+            self._reannounce_later = loop.call_later(due - now, self._reannounce)
+
+    def _reannounce(self) -> None:
+        self._reannounce_later = None
+        self._reannounced_at = asyncio.get_running_loop().time()
+        if self.connection.connected:
+            _LOGGER.info("Home Assistant is online: announcing again")
+            self.announce()
+
     def _disconnected(self) -> None:
         for callback in self.on_connection:
             callback(False)
@@ -210,8 +260,7 @@ class MqttService:
         topic = message.topic
         if topic == self.topics.ha_status:
             if message.payload.strip() == ONLINE.encode():
-                _LOGGER.info("Home Assistant is online: announcing again")
-                self.announce()
+                self._ha_online()
             return
         if topic == self.topics.reload_model:
             if message.retained:  # a press left on the broker must not act at every start
@@ -241,7 +290,9 @@ class MqttService:
             _LOGGER.exception("No answer to a message on %s", request.topic)
             return
         self.connection.publish(
-            answer.topic, answer.payload(), correlation_data=answer.correlation_data
+            answer.topic,
+            json_payload(self._signed(answer.to_json(), timestamped=False)),
+            correlation_data=answer.correlation_data,
         )
 
     async def _reload_model(self) -> None:

@@ -8,6 +8,12 @@ keys sorted, no whitespace (separators `,` and `:`), characters beyond ASCII as 
 
 `sig` is the lowercase hex HMAC-SHA256 of those bytes, keyed with the shared secret's UTF-8
 bytes. Secrets and signatures are never logged in full (`redact`).
+
+The app signs what the integration relies on (answers, events, `policy/state`) the other
+way round (issue 18, finding 12): `ts` and `sigs`, an object from each paired secret's
+fingerprint to the HMAC-SHA256, keyed with that secret, of `APP_MESSAGE_DOMAIN` followed by
+the canonical form of the message without `sigs`. The domain keeps an app message from ever
+passing as a signed request, and the fingerprint lets each holder find its own signature.
 """
 
 from __future__ import annotations
@@ -27,9 +33,12 @@ _LOGGER = logging.getLogger(__name__)
 MIN_SECRET_CHARS = 16
 
 
-def canonical_bytes(document: Mapping[str, Any]) -> bytes:
-    """The bytes a signature covers: every field but `sig`, canonical JSON, UTF-8."""
-    unsigned = {key: value for key, value in document.items() if key != "sig"}
+APP_MESSAGE_DOMAIN = b"botpsy app message\n"
+
+
+def canonical_bytes(document: Mapping[str, Any], without: str = "sig") -> bytes:
+    """The bytes a signature covers: every field but `without`, canonical JSON, UTF-8."""
+    unsigned = {key: value for key, value in document.items() if key != without}
     text = json.dumps(unsigned, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8")
 
@@ -53,6 +62,35 @@ def signature_matches(document: Mapping[str, Any], sig: str, secrets: Iterable[s
     for secret in secrets:
         matched |= hmac.compare_digest(signature(document, secret), sig)
     return matched
+
+
+def secret_fingerprint(secret: str) -> str:
+    """A short public name of a secret (a hash: it tells secrets apart, reveals none)."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:12]
+
+
+def sign_app_message(
+    document: Mapping[str, Any],
+    secrets: Iterable[str],
+    *,
+    now: float | None = None,
+    timestamped: bool = True,
+) -> dict[str, Any]:
+    """A copy of an app message with `ts` (now, unless it has one or not `timestamped`) and
+    `sigs` for every secret (none: `sigs` is empty and no integration believes it).
+    Answers are not timestamped: their request's unique id already ties them to one
+    request, and a retry must get the very same bytes."""
+    signed = {key: value for key, value in document.items() if key != "sigs"}
+    if timestamped:
+        signed.setdefault("ts", int(time.time() if now is None else now))
+    covered = APP_MESSAGE_DOMAIN + canonical_bytes(signed, without="sigs")
+    signed["sigs"] = {
+        secret_fingerprint(secret): hmac.new(
+            secret.encode("utf-8"), covered, hashlib.sha256
+        ).hexdigest()
+        for secret in secrets
+    }
+    return signed
 
 
 def redact(value: str) -> str:

@@ -8,6 +8,8 @@ from botpsy_agent.policy.decide import (
     DenyReason,
     Scope,
     authorize,
+    may_read,
+    readable_result,
     scope,
     usable_filter,
 )
@@ -27,7 +29,9 @@ __all__ = [
     "Scope",
     "authorize",
     "load_policy",
+    "may_read",
     "parse_policy",
+    "readable_result",
     "scope",
     "usable_filter",
 ]

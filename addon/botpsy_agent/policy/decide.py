@@ -7,10 +7,11 @@ Order: exposure bound, then deny beats allow, then parameter limits, then confir
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import EntityFilter, ResolvedCall
@@ -80,6 +81,17 @@ def authorize(
             return verdict
         granted_by = verdict
 
+    for controlled in resolved.controls:  # a scene or group is judged by what it switches
+        for member in controlled.members:
+            verdict = _verdict(rules, member, call.name, access, now, exposure=False)
+            if isinstance(verdict, Deny):
+                return Deny(
+                    verdict.reason,
+                    f"{controlled.wrapper} controls {member.entity_id}: {verdict.message}",
+                    verdict.rule,
+                    member.entity_id,
+                )
+
     if (limited := _check_limits(rules, resolved, call.name, now)) is not None:
         return limited
     if (question := _confirmation(policy, rules, resolved, now)) is not None:
@@ -88,11 +100,19 @@ def authorize(
 
 
 def _verdict(
-    rules: RuleSet, entity: Entity | None, tool: str, access: str, now: datetime
+    rules: RuleSet,
+    entity: Entity | None,
+    tool: str,
+    access: str,
+    now: datetime,
+    *,
+    exposure: bool = True,
 ) -> str | Deny:
-    """The id of the allow rule that grants `access`, or why not."""
+    """The id of the allow rule that grants `access`, or why not. `exposure` False: the
+    entity is acted on through an exposed wrapper (a scene's member), so HA's Assist
+    exposure does not bound it; the rules still do."""
     subject = entity.entity_id if entity is not None else tool
-    if entity is not None and not entity.exposed and not rules.ignore_exposure:
+    if exposure and entity is not None and not entity.exposed and not rules.ignore_exposure:
         return Deny(DenyReason.NOT_EXPOSED, f"{subject} is not exposed to Assist", None, subject)
     allowed_by: str | None = None
     for rule in rules.rules:
@@ -179,10 +199,14 @@ def _confirmation(
     call = resolved.call
     if call.access is not Access.CONTROL:
         return None
-    for entity in resolved.targets:
+    members = tuple(m for c in resolved.controls for m in c.members)
+    for entity in resolved.targets + members:
         klass = next(iter(_confirm_classes(policy, call, entity)), None)
         if klass is not None:
             return Confirm(CONFIRM_QUESTIONS[klass], f"confirm.{klass.value}", resolved.entity_ids)
+    if policy.confirm and any(not c.known for c in resolved.controls):
+        # A script's targets are not in HA's state: it may unlock a door. Ask.
+        return Confirm("confirm_action", "confirm.scripts", resolved.entity_ids)
     subjects: tuple[Entity | None, ...] = resolved.targets or (None,)
     for subject in subjects:
         for rule in rules.rules:
@@ -216,6 +240,33 @@ def _confirm_classes(policy: Policy, call: Tool, entity: Entity) -> Iterable[Con
         yield ConfirmClass.MESSAGES_OUTSIDE_HOUSEHOLD
     if ConfirmClass.CALENDAR_DELETES in confirm and call.name == "delete_event":
         yield ConfirmClass.CALENDAR_DELETES  # its target is the event's calendar
+
+
+def may_read(policy: Policy, principal: Principal, entity: Entity, now: datetime) -> bool:
+    """Whether `principal` may read `entity` (what results may show it, e.g. `changed`)."""
+    rules = policy.rules_for(principal)
+    return not isinstance(_verdict(rules, entity, "get_state", "read", now), Deny)
+
+
+def readable_result(result: Any, readable: Callable[[str], bool]) -> Any:
+    """An execution's JSON with the `changed` states the requester may not read left out:
+    a script or scene changes more than its target, and the result must not show it."""
+    if not isinstance(result, dict):
+        return result
+    outcomes = result.get("actions")
+    if not isinstance(outcomes, list):
+        return result
+    return {**result, "actions": [_readable_outcome(o, readable) for o in outcomes]}
+
+
+def _readable_outcome(outcome: Any, readable: Callable[[str], bool]) -> Any:
+    if not isinstance(outcome, dict) or not isinstance(outcome.get("changed"), list):
+        return outcome
+    changed = [
+        s for s in outcome["changed"] if isinstance(s, dict) and readable(str(s.get("entity_id")))
+    ]
+    kept = {k: v for k, v in outcome.items() if k != "changed"}
+    return {**kept, "changed": changed} if changed else kept
 
 
 # --- the grammar side of the wall ---------------------------------------------------------

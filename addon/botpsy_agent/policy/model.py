@@ -224,5 +224,16 @@ class Policy:
             group.ignore_exposure and principal.is_admin,
         )
 
+    def names(self, principal: Principal) -> bool:
+        """Whether the file says anything about `principal`: an HA user always (through its
+        group), an MQTT principal only under `mqtt:`, anonymous only when it has rules.
+        The front door refuses the others before they cost anything (issue 18, finding 6)."""
+        match principal.kind:
+            case PrincipalKind.ANONYMOUS:
+                return bool(self.anonymous.rules)
+            case PrincipalKind.MQTT:
+                return principal.id in self.mqtt
+        return True
+
     def in_household(self, recipient: str) -> bool:
         return self.household is not None and self.household.fullmatch(recipient) is not None

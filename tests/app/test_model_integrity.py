@@ -1,0 +1,161 @@
+"""Issue 18, finding 8: nothing proved the model file genuine. Against `ModelHostStandIn`,
+the stand-in for Hugging Face's file hosting (the internet is not reachable from tests),
+served over TLS with a throw-away CA, and the app's own options parser.
+
+Each attack below succeeded on the old code: a swapped file on the host (or in the folder)
+was used, an `http://` mirror was accepted, and `..%2F` in a custom URL's file name wrote
+outside the models folder."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+import hashlib
+import json
+import os
+from pathlib import Path
+import ssl
+from typing import Any
+
+import aiohttp
+import pytest
+
+from botpsy_agent.config import DEFAULT_OPTIONS, OptionsError, parse_options
+from botpsy_agent.models import DownloadError, download_file, ensure_model, plan_model
+from devkit.model_host import ModelHostStandIn
+from devkit.tiny_gguf import TINY_QWEN35, write_model
+from tests.mqtt.pki import ThrowawayPki
+
+NAME = "BotPsy-0.8B-Q8_0.gguf"
+
+
+@pytest.fixture(scope="module")
+def gguf_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    return write_model(tmp_path_factory.mktemp("host") / NAME, TINY_QWEN35).read_bytes()
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> ThrowawayPki:
+    return ThrowawayPki.create(tmp_path_factory.mktemp("pki"))
+
+
+@pytest.fixture
+async def host(
+    gguf_bytes: bytes, pki: ThrowawayPki, socket_enabled: None
+) -> AsyncIterator[ModelHostStandIn]:
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(pki.server_cert, pki.server_key)
+    stand_in = ModelHostStandIn(files={NAME: gguf_bytes}, tls=tls)
+    await stand_in.start()
+    yield stand_in
+    await stand_in.stop()
+
+
+@pytest.fixture
+async def session(pki: ThrowawayPki) -> AsyncIterator[aiohttp.ClientSession]:
+    """A client that trusts the throw-away CA (as the app trusts the public ones)."""
+    trust = ssl.create_default_context(cafile=pki.ca_cert)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=trust)) as client:
+        yield client
+
+
+def options(**changes: Any) -> dict[str, Any]:
+    raw: dict[str, Any] = json.loads(json.dumps(DEFAULT_OPTIONS))
+    return raw | changes
+
+
+async def test_the_first_verified_hash_is_pinned_and_a_swapped_file_is_refused(
+    host: ModelHostStandIn, session: aiohttp.ClientSession, gguf_bytes: bytes, tmp_path: Path
+) -> None:
+    models = tmp_path / "models"
+    plan = plan_model(parse_options(options(model_mirror=host.url())).model, models)
+    assert plan.url == host.url(NAME) and plan.url.startswith("https://")
+    await ensure_model(plan, session=session, offline=False, progress_interval_s=60)
+    pins = json.loads((models / "model_pins.json").read_text())
+    assert pins == {NAME: hashlib.sha256(gguf_bytes).hexdigest()}
+
+    # The host now serves another file under the same name (a compromised mirror).
+    evil = gguf_bytes[:-16] + b"\x01" * 16
+    host.files[NAME] = evil
+    (models / NAME).unlink()
+    with pytest.raises(DownloadError) as caught:
+        await ensure_model(plan, session=session, offline=False, progress_interval_s=60)
+    assert caught.value.code == "checksum_mismatch"
+    assert "first verified" in caught.value.message
+    assert not (models / NAME).exists()
+
+    # Or someone swaps the file in the folder (same size, new time): refused at start.
+    (models / NAME).write_bytes(evil)
+    with pytest.raises(DownloadError) as caught:
+        await ensure_model(plan, session=None, offline=True)
+    assert caught.value.code == "checksum_mismatch"
+
+
+async def test_a_present_file_is_hashed_once_then_trusted_by_size_and_time(
+    gguf_bytes: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / NAME).write_bytes(gguf_bytes)
+    plan = plan_model(parse_options(options(offline=True)).model, models)
+    hashed: list[Path] = []
+    from botpsy_agent.models import store
+
+    real = store.sha256_of
+
+    def counting(path: Path) -> str:
+        hashed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(store, "sha256_of", counting)  # counts, then hashes for real
+    for _ in range(3):
+        await ensure_model(plan, session=None, offline=True)
+    assert hashed == [models / NAME]  # once, then the note (size + mtime) answers
+    assert json.loads((models / "model_pins.json").read_text()) == {
+        NAME: hashlib.sha256(gguf_bytes).hexdigest()
+    }
+    stat = (models / NAME).stat()
+    os.utime(models / NAME, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    await ensure_model(plan, session=None, offline=True)
+    assert len(hashed) == 2  # touched: checked again (and still the pinned hash)
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        {"model_mirror": "http://mirror.lan/models/"},
+        {"model": "custom", "custom_model": "http://files.lan/mine.gguf"},
+    ],
+)
+def test_plain_http_sources_are_refused(option: dict[str, str]) -> None:
+    with pytest.raises(OptionsError, match="https://"):
+        parse_options(options(**option))
+
+
+async def test_downloads_refuse_plain_http(session: aiohttp.ClientSession, tmp_path: Path) -> None:
+    with pytest.raises(DownloadError) as caught:
+        await download_file(session, "http://127.0.0.1:9/x.gguf", tmp_path / "x.gguf")
+    assert caught.value.code == "insecure_url"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "..%2F..%2Fdata%2Fevil.gguf",
+        "..%2fevil.gguf",
+        "%2E%2E%2Fevil.gguf",
+        "sub%5Cevil.gguf",
+        "evil%00.gguf",
+        "%2Fetc%2Fevil.gguf",
+    ],
+)
+def test_file_names_are_checked_after_url_decoding(name: str, tmp_path: Path) -> None:
+    url = f"https://files.lan/models/{name}"
+    with pytest.raises(OptionsError, match="file name"):
+        parse_options(options(model="custom", custom_model=url))
+
+
+def test_a_plain_encoded_name_still_works(tmp_path: Path) -> None:
+    settings = parse_options(
+        options(model="custom", custom_model="https://files.lan/m/My%20Model.gguf")
+    ).model
+    assert plan_model(settings, tmp_path).path == tmp_path / "My Model.gguf"
