@@ -38,17 +38,7 @@ class Names:
 
 
 def original_names() -> Names:
-    entities: dict[str, str] = {}
-    for table in (
-        devices.LIGHTS,
-        devices.SWITCHES,
-        devices.COVERS,
-        devices.LOCKS,
-        devices.FANS,
-        devices.CLIMATES,
-        devices.MEDIA_PLAYERS,
-    ):
-        entities |= {entity_id: spec[0] for entity_id, spec in table.items()}
+    entities = {entity_id: name for entity_id, (name, _) in devices.placed_devices().items()}
     return Names(entities, {a: spec[0] for a, spec in devices.AREAS.items()})
 
 

@@ -159,19 +159,7 @@ async def set_up_home(
             made = await call({"type": "config/area_registry/create", **area})
             if made["area_id"] != area_id:
                 raise SetupError(f"area {name!r} became {made['area_id']}, expected {area_id}")
-        placed = {  # entity id: area id (the second field of every device table)
-            entity_id: spec[1]
-            for table in (
-                devices.LIGHTS,
-                devices.SWITCHES,
-                devices.COVERS,
-                devices.LOCKS,
-                devices.FANS,
-                devices.CLIMATES,
-                devices.MEDIA_PLAYERS,
-            )
-            for entity_id, spec in table.items()
-        }
+        placed = {entity_id: area for entity_id, (_, area) in devices.placed_devices().items()}
         for entity_id, area_id in placed.items():
             update: dict[str, Any] = {
                 "type": "config/entity_registry/update",

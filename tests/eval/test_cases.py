@@ -143,15 +143,6 @@ def test_malformed_cases_fail_to_load_with_a_code(fields: dict[str, Any], code: 
 def _demo_home() -> Home:
     """The demo home's names, areas and floors, as the app's index would build them."""
     devices = load_devices()
-    tables = (
-        devices.LIGHTS,
-        devices.SWITCHES,
-        devices.COVERS,
-        devices.LOCKS,
-        devices.FANS,
-        devices.CLIMATES,
-        devices.MEDIA_PLAYERS,
-    )
     entities = [
         Entity(
             entity_id,
@@ -161,7 +152,7 @@ def _demo_home() -> Home:
             aliases=tuple(devices.ALIASES.get(entity_id, ())),
             device_class=spec[2] if table is devices.COVERS else None,
         )
-        for table in tables
+        for table in devices.DEVICE_TABLES
         for entity_id, spec in table.items()
     ]
     entities += [

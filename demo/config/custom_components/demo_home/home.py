@@ -6,6 +6,7 @@ would in the UI); the ids here are the entity ids HA gives these devices.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 # entity id: (name, area id, initial attributes)
@@ -73,3 +74,23 @@ ALIASES: dict[str, list[str]] = {
     "light.kids_room": ["Sam's light"],
     "media_player.living_room_tv": ["telly"],
 }
+
+DEVICE_TABLES: tuple[Mapping[str, tuple[Any, ...]], ...] = (
+    LIGHTS,
+    SWITCHES,
+    COVERS,
+    LOCKS,
+    FANS,
+    CLIMATES,
+    MEDIA_PLAYERS,
+)
+"""Every device table; each row starts with the device's name and its area id."""
+
+
+def placed_devices() -> dict[str, tuple[str, str]]:
+    """Every device: entity id -> (name, area id)."""
+    return {
+        entity_id: (spec[0], spec[1])
+        for table in DEVICE_TABLES
+        for entity_id, spec in table.items()
+    }
