@@ -8,12 +8,10 @@ outside the models folder."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 import hashlib
 import json
 import os
 from pathlib import Path
-import ssl
 from typing import Any
 
 import aiohttp
@@ -22,40 +20,7 @@ import pytest
 from botpsy_agent.config import DEFAULT_OPTIONS, OptionsError, parse_options
 from botpsy_agent.models import DownloadError, download_file, ensure_model, plan_model
 from devkit.model_host import ModelHostStandIn
-from devkit.tiny_gguf import TINY_QWEN35, write_model
-from tests.mqtt.pki import ThrowawayPki
-
-NAME = "BotPsy-0.8B-Q8_0.gguf"
-
-
-@pytest.fixture(scope="module")
-def gguf_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    return write_model(tmp_path_factory.mktemp("host") / NAME, TINY_QWEN35).read_bytes()
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> ThrowawayPki:
-    return ThrowawayPki.create(tmp_path_factory.mktemp("pki"))
-
-
-@pytest.fixture
-async def host(
-    gguf_bytes: bytes, pki: ThrowawayPki, socket_enabled: None
-) -> AsyncIterator[ModelHostStandIn]:
-    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    tls.load_cert_chain(pki.server_cert, pki.server_key)
-    stand_in = ModelHostStandIn(files={NAME: gguf_bytes}, tls=tls)
-    await stand_in.start()
-    yield stand_in
-    await stand_in.stop()
-
-
-@pytest.fixture
-async def session(pki: ThrowawayPki) -> AsyncIterator[aiohttp.ClientSession]:
-    """A client that trusts the throw-away CA (as the app trusts the public ones)."""
-    trust = ssl.create_default_context(cafile=pki.ca_cert)
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=trust)) as client:
-        yield client
+from tests.app.model_host import NAME
 
 
 def options(**changes: Any) -> dict[str, Any]:

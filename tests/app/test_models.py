@@ -7,14 +7,12 @@ file already there, switching quantization, and removing old files only when ask
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
 import hashlib
 import json
 import logging
 from pathlib import Path
 import shutil
-import ssl
 from typing import Any
 
 import aiohttp
@@ -31,41 +29,7 @@ from botpsy_agent.models import (
     remove_other_models,
 )
 from devkit.model_host import ModelHostStandIn, ServedRequest
-from devkit.tiny_gguf import TINY_QWEN35, write_model
-from tests.mqtt.pki import ThrowawayPki
-
-NAME = "BotPsy-0.8B-Q8_0.gguf"
-
-
-@pytest.fixture(scope="module")
-def gguf_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    return write_model(tmp_path_factory.mktemp("host") / NAME, TINY_QWEN35).read_bytes()
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> ThrowawayPki:
-    return ThrowawayPki.create(tmp_path_factory.mktemp("pki"))
-
-
-@pytest.fixture
-async def host(
-    gguf_bytes: bytes, pki: ThrowawayPki, socket_enabled: None
-) -> AsyncIterator[ModelHostStandIn]:
-    """The stand-in for Hugging Face, over https (the app fetches models over https only)."""
-    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    tls.load_cert_chain(pki.server_cert, pki.server_key)
-    stand_in = ModelHostStandIn(files={NAME: gguf_bytes}, tls=tls)
-    await stand_in.start()
-    yield stand_in
-    await stand_in.stop()
-
-
-@pytest.fixture
-async def session(pki: ThrowawayPki) -> AsyncIterator[aiohttp.ClientSession]:
-    """A client that trusts the throw-away CA, as the app trusts the public ones."""
-    trust = ssl.create_default_context(cafile=pki.ca_cert)
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=trust)) as client:
-        yield client
+from tests.app.model_host import NAME
 
 
 def model_settings(**changes: Any) -> ModelSettings:
