@@ -175,7 +175,6 @@ class BotPsyAgent:
         self._offers: dict[tuple[str, int, str, int], Offer] = {}
         self._recent: dict[str, tuple[Principal, float]] = {}
         """Principals who used the model path lately, to warm their prompts on changes."""
-        self.on_action: list[Callable[[AgentRequest, ActionReport], None]] = []
 
     # --- the front door --------------------------------------------------------------------
 
@@ -187,9 +186,6 @@ class BotPsyAgent:
             _LOGGER.exception("Request %s failed inside the agent", request.id)
             response = self._failure(request, Status.ERROR, "internal")
         response.timings.total_ms = (time.monotonic() - started) * 1000
-        for report in response.actions:
-            for callback in self.on_action:
-                callback(request, report)
         return response
 
     async def _handle(self, request: AgentRequest) -> AgentResponse:
