@@ -184,9 +184,9 @@ def report(results: dict[str, Any]) -> str:
         f"(llama-cpp-python) and behind llama-server (built from the same vendored llama.cpp), "
         f"{results['threads']} threads each, one after the other on {host['cpu_model']} "
         f"({host['logical_cpus']} logical CPUs). {results['requests']} requests on the family "
-        f"home, each through the model worker with the planner's prompt (prefix "
-        f"{local['prompt_tokens']} tokens with the first request) and grammar, at most "
-        f"{MAX_TOKENS} tokens. Load average before: {results['load_before']}.",
+        f"home, each through the model worker with the planner's prompt (the first "
+        f"request's: {local['prompt_tokens']} tokens, the fixed prefix included) and grammar, "
+        f"at most {MAX_TOKENS} tokens. Load average before: {results['load_before']}.",
         "",
         "| measure | local | server |",
         "| --- | --- | --- |",
