@@ -35,6 +35,7 @@ from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.health import HealthState
 from botpsy_agent.integration_channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
+from botpsy_agent.llm.routing import PROBE_INTERVAL_S
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
 from botpsy_agent.llm.worker import ModelWorker, model_stats
@@ -70,6 +71,8 @@ class RuntimeConfig:
     """None: no local model (the fast path still serves)."""
     model_server: ServerSettings | None = None
     """A `llama-server` preferred over the local model while it is healthy; None: none."""
+    model_server_probe_s: float = PROBE_INTERVAL_S
+    """How often the model server's health is probed."""
     agent: AgentSettings = field(default_factory=AgentSettings)
     model_timeout_s: float = 60.0
     thinking_budget: int = 0
@@ -282,6 +285,7 @@ class App:
             None if settings is None else (lambda: LlamaEngine(settings)),
             max_queue=config.model_queue,
             server=config.model_server,
+            probe_interval_s=config.model_server_probe_s,
         )
         self.worker.start()
         return LlmPlanner(
