@@ -246,3 +246,23 @@ async def tls_proxy(context: ssl.SSLContext, target_port: int) -> AsyncIterator[
     proxy = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=context)
     async with proxy:
         yield proxy.sockets[0].getsockname()[1]
+
+
+def test_a_stop_string_ends_the_text_as_with_the_local_engine(
+    start_server: Callable[..., LlamaServer], tiny_qwen3_gguf: Path
+) -> None:
+    server = start_server(tiny_qwen3_gguf)
+    engine = ServerEngine(ServerSettings(server.url))
+    local = LlamaEngine(EngineSettings(tiny_qwen3_gguf, context_length=2048))
+    try:
+        prompt = local.tokenize("<|im_start|>user\ncount<|im_end|>\n<|im_start|>assistant\n")
+        # Greedy, the same weights: both write the same text; stop at its 3rd and 4th characters.
+        free = local.complete(prompt, 1, None, 12)
+        stop = free.text[2:4]
+        ours = local.complete(prompt, 1, None, 12, stop=(stop,))
+        theirs = engine.complete(prompt, 1, None, 12, stop=(stop,))
+        assert ours.finish_reason == theirs.finish_reason == "stop"
+        assert stop in ours.text and theirs.text.endswith(stop)  # ours: the whole last token
+        assert theirs.text == ours.text[: ours.text.index(stop) + len(stop)]
+    finally:
+        local.close()

@@ -305,8 +305,11 @@ class ServerEngine:
         )
         stop_type = str(answer.get("stop_type", ""))
         finish: FinishReason = "length" if stop_type == "limit" else "stop"
+        text = str(answer.get("content", ""))
+        if stop_type == "word":  # the server cuts the stop string; LlamaEngine's text ends with it
+            text += str(answer.get("stopping_word", ""))
         return Completion(
-            text=str(answer.get("content", "")),
+            text=text,
             tokens=tuple(int(t) for t in answer.get("tokens", [])),
             finish_reason=finish,
             prompt_tokens=len(prompt),

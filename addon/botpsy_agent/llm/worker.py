@@ -339,6 +339,9 @@ class ModelWorker:
         except Cancelled as cancelled:
             if item.future.running():
                 item.future.set_exception(cancelled)
+        except ModelServerDown as err:  # expected while it is down: one line, no trace
+            _LOGGER.warning("Job %d: %s", item.sequence, err)
+            item.future.set_exception(err)
         except Exception as err:
             _LOGGER.exception("A model job failed")
             item.future.set_exception(err)
