@@ -59,7 +59,11 @@ class EngineRouter:
         if self._client is None:
             return
         self.probe()
-        self._thread = threading.Thread(target=self._probe_forever, name="botpsy-server-probe")
+        # A daemon: a probe holds nothing, and one stuck on a silent server must not hold
+        # the process past its stop.
+        self._thread = threading.Thread(
+            target=self._probe_forever, name="botpsy-server-probe", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
