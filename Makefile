@@ -6,6 +6,9 @@ RUN := script/run
 
 .PHONY: env test lint demo eval bench soak lock clean-env
 
+# The tests and the bench run llama.cpp's own server too: script/env builds it for them.
+test bench: export BOTPSY_NEED_SERVER := 1
+
 env:
 	@script/env
 

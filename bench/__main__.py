@@ -1,6 +1,7 @@
 """Run every benchmark and write bench/results/<date>.json plus a markdown summary.
 
 Usage: python -m bench [--only NAME ...]
+       python -m bench --server [ARGS]   local model vs. llama-server (bench/server.py)
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from bench import (
     policy,
     prompt_budget,
     scaling,
+    server,
 )
 
 RESULTS = Path(__file__).parent / "results"
@@ -42,6 +44,9 @@ BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--server"]:  # its own report: bench/results/server-<date>.md
+        return server.main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these")
     args = parser.parse_args(argv)

@@ -52,6 +52,7 @@ DEFAULT_OPTIONS: Final[Mapping[str, Any]] = {
     "offline": False,
     "rate_limits": {"per_principal": 20, "global": 60},
     "mqtt": {},
+    "model_server": {},
 }
 """The defaults, equal to `options:` in `addon/config.yaml`."""
 
@@ -156,6 +157,17 @@ class MqttSettings:
 
 
 @dataclass(frozen=True)
+class ModelServerOption:
+    """A `llama-server` on another machine of the house that serves the model while it is
+    healthy (the local model, if any, stands in while it is not)."""
+
+    url: str
+    api_key: Secret | None
+    timeout_s: int
+    ca_file: Path | None
+
+
+@dataclass(frozen=True)
 class RateLimits:
     """Requests per minute, per principal and for the whole app."""
 
@@ -182,6 +194,8 @@ class Settings:
     data_dir: Path
     notes: tuple[str, ...] = field(default=())
     """Options that were set but have no effect (e.g. a custom URL with a published model)."""
+    model_server: ModelServerOption | None = None
+    """None: no model server (the default)."""
 
     @property
     def models_dir(self) -> Path:
@@ -301,12 +315,12 @@ class _Reader:
         known = set(DEFAULT_OPTIONS) | OPTIONAL_OPTIONS
         for key in sorted(set(self.raw) - known):
             self.problem(key, "unknown option (check the spelling)")
-        for section in ("rate_limits", "mqtt"):
+        for section in ("rate_limits", "mqtt", "model_server"):
             value = self.raw.get(section, {})
             if not isinstance(value, dict):
                 self.problem(section, f"must be a group of options, got {_kind(value)}")
                 continue
-            allowed = MQTT_FIELDS if section == "mqtt" else set(DEFAULT_OPTIONS[section])
+            allowed = SECTION_FIELDS.get(section) or set(DEFAULT_OPTIONS[section])
             for key in sorted(set(value) - allowed):
                 self.problem(f"{section}.{key}", "unknown option (check the spelling)")
 
@@ -315,6 +329,7 @@ class _Reader:
         model = self.model_settings()
         mqtt = self.mqtt_override()
         rate_limits = self.rate_limits()
+        model_server = self.model_server()
         instance = self.get("instance", _matching(INSTANCE_PATTERN, INSTANCE_RULE))
         languages = self.get("languages", _languages)
         policy_file = self.get("policy_file", _policy_path(config_dir))
@@ -334,6 +349,7 @@ class _Reader:
             config_dir=config_dir,
             data_dir=data_dir,
             notes=tuple(self.notes),
+            model_server=model_server,
         )
 
     def model_settings(self) -> ModelSettings:
@@ -384,6 +400,32 @@ class _Reader:
                     )
         return override
 
+    def model_server(self) -> ModelServerOption | None:
+        def get[T](name: str, check: Callable[[object], T]) -> T | None:
+            return self.optional(name, check, section="model_server")
+
+        url = get("url", _http_url)
+        api_key = get("api_key", _secret)
+        timeout_s = get("timeout_s", _int_between(1, 600))
+        ca_file = get("ca_file", _readable_path)
+        if url is None:
+            for name, value in (
+                ("api_key", api_key),
+                ("timeout_s", timeout_s),
+                ("ca_file", ca_file),
+            ):
+                if value is not None:
+                    self.problem(f"model_server.{name}", "only used with model_server.url")
+            return None
+        if ca_file is not None and not url.startswith("https://"):
+            self.problem("model_server.ca_file", "only used with an https:// url")
+        return ModelServerOption(
+            url=url,
+            api_key=api_key,
+            timeout_s=timeout_s or MODEL_SERVER_TIMEOUT_S,
+            ca_file=ca_file,
+        )
+
     def rate_limits(self) -> RateLimits:
         per_principal = self.get("per_principal", _int_between(1, 600), section="rate_limits")
         global_ = self.get("global", _int_between(1, 6000), section="rate_limits")
@@ -396,6 +438,9 @@ class _Reader:
 
 
 MQTT_FIELDS: Final = frozenset({"host", "port", "username", "password", "tls", "ca_file"})
+MODEL_SERVER_FIELDS: Final = frozenset({"url", "api_key", "timeout_s", "ca_file"})
+SECTION_FIELDS: Final = {"mqtt": MQTT_FIELDS, "model_server": MODEL_SERVER_FIELDS}
+MODEL_SERVER_TIMEOUT_S: Final = 20
 
 
 # --- value checks: each returns the value or raises _Invalid(message) ----------------------

@@ -35,6 +35,8 @@ from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.health import HealthState
 from botpsy_agent.integration_channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
+from botpsy_agent.llm.routing import PROBE_INTERVAL_S
+from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
 from botpsy_agent.llm.worker import ModelWorker, model_stats
 from botpsy_agent.mqtt.announce import ModelInfo
@@ -52,6 +54,7 @@ INDEX_LOAD_WAIT_S = 5.0
 """How long a request waits for the entity index to load after HA (re)connects."""
 EXECUTOR_SETTLE_S = 0.05
 RETIRED_JOIN_S = 5.0
+MODEL_SERVER_WATCH_S = 5.0
 
 
 class StartupProblem(RuntimeError):
@@ -68,7 +71,11 @@ class RuntimeConfig:
     policy_file: Path
     data_dir: Path
     model: EngineSettings | None
-    """None: no model (the fast path still serves)."""
+    """None: no local model (the fast path still serves)."""
+    model_server: ServerSettings | None = None
+    """A `llama-server` preferred over the local model while it is healthy; None: none."""
+    model_server_probe_s: float = PROBE_INTERVAL_S
+    """How often the model server's health is probed."""
     agent: AgentSettings = field(default_factory=AgentSettings)
     model_timeout_s: float = 60.0
     thinking_budget: int = 0
@@ -154,7 +161,8 @@ class App:
         self._ensure_policy_file()
         self.policies.load()
 
-        planner = None if config.model is None else self._start_worker(config.model)
+        has_model = config.model is not None or config.model_server is not None
+        planner = self._start_worker() if has_model else None
         self.agent = BotPsyAgent(
             home=lambda: self.index.home,
             policy=lambda: self.policies.policy,
@@ -200,6 +208,10 @@ class App:
             self._problem("model", "loading the model")
             self._tasks.append(asyncio.create_task(self._model_ready(), name="botpsy-model-ready"))
             self._tasks.append(asyncio.create_task(self.watchdog.run(), name="botpsy-watchdog"))
+            if config.model_server is not None:
+                self._tasks.append(
+                    asyncio.create_task(self._watch_model_server(), name="botpsy-model-server")
+                )
         else:
             self.health.update(model_loaded=True, detail="no model: fast path only")
         self._unsubscribe.append(self.index.add_listing_listener(self._listing_changed))
@@ -254,7 +266,7 @@ class App:
             await self._replace_worker_now(why, stop_timeout_s=stop_timeout_s)
 
     async def _replace_worker_now(self, why: str, *, stop_timeout_s: float) -> None:
-        if self.worker is None or self.config.model is None or self.agent is None:
+        if self.worker is None or self.agent is None:
             return
         _LOGGER.info("%s…", why[:1].upper() + why[1:])
         self.health.update(model_loaded=False)
@@ -266,13 +278,20 @@ class App:
         if old.alive:
             _LOGGER.warning("The old model worker is stuck in a job; it ends when the job does")
             self._retired.append(old)
-        self.agent.planner = self._start_worker(self.config.model)
+        self.agent.planner = self._start_worker()
         self._tasks.append(asyncio.create_task(self._model_ready(), name="botpsy-model-ready"))
 
-    def _start_worker(self, settings: EngineSettings) -> LlmPlanner:
-        """A new model worker, loading the model in its thread; the planner that uses it."""
+    def _start_worker(self) -> LlmPlanner:
+        """A new model worker, loading the local model in its thread and probing the model
+        server (if either is configured); the planner that uses it."""
         config = self.config
-        self.worker = ModelWorker(lambda: LlamaEngine(settings), max_queue=config.model_queue)
+        settings = config.model
+        self.worker = ModelWorker(
+            None if settings is None else (lambda: LlamaEngine(settings)),
+            max_queue=config.model_queue,
+            server=config.model_server,
+            probe_interval_s=config.model_server_probe_s,
+        )
         self.worker.start()
         return LlmPlanner(
             self.worker, timeout_s=config.model_timeout_s, thinking_budget=config.thinking_budget
@@ -308,6 +327,17 @@ class App:
         self.health.update(model_loaded=True)
         self._problem("model", None)
         self._listing_changed()
+
+    async def _watch_model_server(self) -> None:
+        """Say in the health detail while the model server does not serve, and who does."""
+        while True:
+            router = None if self.worker is None else self.worker.router
+            problem = None
+            if router is not None and router.problem is not None:
+                stand_in = "the local model serves" if router.local else "no local model"
+                problem = f"model server down ({stand_in}): {router.problem}"
+            self._problem("model_server", problem)
+            await asyncio.sleep(MODEL_SERVER_WATCH_S)
 
     def _listing_changed(self, *_: object) -> None:
         """Names changed: warm the prompts of the people who used the agent recently."""

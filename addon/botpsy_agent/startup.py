@@ -22,6 +22,7 @@ from botpsy_agent.cpu import cpu_problem
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.health import HEALTH_FILE_NAME, RUN_DIR_ENV
 from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.models.download import DownloadError
 from botpsy_agent.models.store import ensure_model, plan_model
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
@@ -120,10 +121,23 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         policy_file=settings.policy_file,
         data_dir=settings.data_dir,
         model=model,
+        model_server=model_server_settings(settings),
         thinking_budget=settings.model.thinking_budget,
         audit_message_bodies=settings.audit_message_bodies,
         supervisor=SupervisorAccess.from_environment(environ),
         health_file=Path(run_dir) / HEALTH_FILE_NAME if run_dir else None,
+    )
+
+
+def model_server_settings(settings: Settings) -> ServerSettings | None:
+    option = settings.model_server
+    if option is None:
+        return None
+    return ServerSettings(
+        url=option.url,
+        api_key=None if option.api_key is None else option.api_key.reveal(),
+        timeout_s=float(option.timeout_s),
+        ca_file=option.ca_file,
     )
 
 

@@ -16,7 +16,13 @@ import pytest
 import yaml
 
 import botpsy_agent
-from botpsy_agent.config import DEFAULT_OPTIONS, MQTT_FIELDS, OPTIONAL_OPTIONS, parse_options
+from botpsy_agent.config import (
+    DEFAULT_OPTIONS,
+    MODEL_SERVER_FIELDS,
+    MQTT_FIELDS,
+    OPTIONAL_OPTIONS,
+    parse_options,
+)
 from tests.app.app_rules import (
     config_problems,
     options_problems,
@@ -225,6 +231,7 @@ def test_the_services_defaults_are_config_yamls(config: dict[str, Any]) -> None:
     assert optional == OPTIONAL_OPTIONS
     assert set(schema) == set(DEFAULT_OPTIONS) | OPTIONAL_OPTIONS
     assert set(schema["mqtt"]) == MQTT_FIELDS
+    assert set(schema["model_server"]) == MODEL_SERVER_FIELDS
     assert set(schema["rate_limits"]) == set(DEFAULT_OPTIONS["rate_limits"])
     assert schema_problems(schema) == []
     assert options_problems(config["options"], schema) == []

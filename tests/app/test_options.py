@@ -18,6 +18,7 @@ from botpsy_agent.config import (
     load_settings,
     parse_options,
 )
+from botpsy_agent.startup import model_server_settings
 
 
 def options(**changes: Any) -> dict[str, Any]:
@@ -266,3 +267,46 @@ def test_an_unreadable_file_is_one_clear_line(
     with pytest.raises(OptionsError) as caught:
         load_settings(path)
     assert caught.value.problems == [line.format(path=path)]
+
+
+def test_a_model_server_with_its_key_and_ca_file() -> None:
+    settings = parse_options(
+        options(
+            model_server={
+                "url": "https://pc.lan:8080",
+                "api_key": "sk-house-key",
+                "timeout_s": 45,
+                "ca_file": "/share/house-ca.pem",
+            }
+        )
+    )
+    server = model_server_settings(settings)
+    assert server is not None
+    assert (server.url, server.api_key, server.timeout_s) == (
+        "https://pc.lan:8080",
+        "sk-house-key",
+        45,
+    )
+    assert server.ca_file == Path("/share/house-ca.pem")
+    assert "sk-house-key" not in repr(settings) and "sk-house-key" not in repr(server)
+    assert parse_options(options()).model_server is None  # off by default
+    default = parse_options(options(model_server={"url": "http://pc.lan:8080"})).model_server
+    assert default is not None and default.timeout_s == 20 and default.api_key is None
+
+
+@pytest.mark.parametrize(
+    ("model_server", "line"),
+    [
+        ({"url": "pc.lan:8080"}, "model_server.url: must be an http:// or https:// address"),
+        ({"api_key": "k"}, "model_server.api_key: only used with model_server.url"),
+        (
+            {"url": "http://pc.lan:8080", "ca_file": "/share/ca.pem"},
+            "model_server.ca_file: only used with an https:// url",
+        ),
+        ({"url": "http://pc.lan", "timeout_s": 0}, "model_server.timeout_s: must be between"),
+        ({"url": "http://pc.lan", "key": "k"}, "model_server.key: unknown option"),
+    ],
+)
+def test_model_server_mistakes_are_one_clear_line(model_server: dict[str, Any], line: str) -> None:
+    [problem] = problems_of(options(model_server=model_server))
+    assert problem.startswith(f"options.json: {line}"), problem

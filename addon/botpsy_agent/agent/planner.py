@@ -15,7 +15,7 @@ import time
 from typing import Any, Protocol
 
 from botpsy_agent.agent.offer import Offer
-from botpsy_agent.llm.engine import LlamaEngine
+from botpsy_agent.llm.backend import Engine
 from botpsy_agent.llm.grammar import Grammar, Mode, build_grammar
 from botpsy_agent.llm.parse import RawCall, parse_output
 from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens, render_prompt
@@ -80,7 +80,7 @@ class LlmPlanner:
         self._grammars: dict[str, Grammar] = {}
 
     def prepare(self, offer: Offer) -> None:
-        def warm(engine: LlamaEngine, cancel: threading.Event) -> None:
+        def warm(engine: Engine, cancel: threading.Event) -> None:
             self._grammar(engine, offer, Mode.REQUIRED)
             prefix = self._prefix_tokens(engine, offer)
             if self._check_fit(engine, prefix):
@@ -89,7 +89,7 @@ class LlmPlanner:
         self._worker.warm_up(warm)
 
     async def plan(self, request: PlanRequest) -> PlannerTurn:
-        def job(engine: LlamaEngine, cancel: threading.Event) -> PlannerTurn:
+        def job(engine: Engine, cancel: threading.Event) -> PlannerTurn:
             return self._plan(engine, request, cancel)
 
         return await self._worker.run(job, self._timeout_s)
@@ -99,7 +99,7 @@ class LlmPlanner:
         loaded model's format; raises `EngineError` naming the tool llama.cpp rejects (an
         invalid grammar would otherwise crash it mid-request). Returns how many passed."""
 
-        def job(engine: LlamaEngine, cancel: threading.Event) -> int:
+        def job(engine: Engine, cancel: threading.Event) -> int:
             schemas = [tool_json_schema(tool) for tool in TOOLS.values()]
             grammars = [
                 build_grammar(schemas, engine.info.tool_format, mode)
@@ -116,13 +116,13 @@ class LlmPlanner:
 
     def _grammar(
         self,
-        engine: LlamaEngine,
+        engine: Engine,
         offer: Offer,
         mode: Mode,
         schemas: tuple[dict[str, Any], ...] | None = None,
     ) -> Grammar:
         narrowed = "" if schemas is None else _digest(schemas)
-        key = f"{offer.key}:{mode.value}:{narrowed}"
+        key = f"{offer.key}:{mode.value}:{engine.info.tool_format.value}:{narrowed}"
         grammar = self._grammars.get(key)
         if grammar is None:
             grammar = build_grammar(schemas or offer.schemas, engine.info.tool_format, mode)
@@ -132,7 +132,7 @@ class LlmPlanner:
             self._grammars[key] = grammar
         return grammar
 
-    def _check_fit(self, engine: LlamaEngine, prefix: RenderedPrompt) -> bool:
+    def _check_fit(self, engine: Engine, prefix: RenderedPrompt) -> bool:
         """Say how much of the context the prompt takes, loudly when requests cannot fit
         (they are then answered `prompt_too_long`); False when not even the prefix fits."""
         needed = prefix.prefix_length + self._max_tokens + REQUEST_ROOM
@@ -155,13 +155,11 @@ class LlmPlanner:
         return prefix.prefix_length < context
 
     @staticmethod
-    def _prefix_tokens(engine: LlamaEngine, offer: Offer) -> RenderedPrompt:
+    def _prefix_tokens(engine: Engine, offer: Offer) -> RenderedPrompt:
         """The shared prefix (system, tools) then this offer's listing, with both cuts."""
         return prefix_tokens(engine.template, engine.tokenize, build_prefix(offer.listing))
 
-    def _plan(
-        self, engine: LlamaEngine, request: PlanRequest, cancel: threading.Event
-    ) -> PlannerTurn:
+    def _plan(self, engine: Engine, request: PlanRequest, cancel: threading.Event) -> PlannerTurn:
         started = time.monotonic()
         offer = request.offer
         thinking = self._thinking_budget > 0 and engine.info.supports_thinking

@@ -9,11 +9,17 @@ A prefix build, in a warm-up or inside a request, is never cancelled by a reques
 its end (cancelling it meant starting again from zero, a livelock on a slow machine). Its time
 is not charged to any request's timeout; a request that would wait longer than
 `build_wait_s` for it is answered `ModelWarmingUp` at once, with the progress and an estimate.
+
+With a model server configured (`server`), each job goes to the engine `EngineRouter` picks
+before it starts: the server while healthy, else the local model. A job that finds the
+server down is run once more on the local model: a model job only plans (it generates; the
+agent executes after it returns), so nothing was done twice and nothing is lost.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -24,11 +30,14 @@ import threading
 import time
 from typing import Any
 
+from botpsy_agent.llm.backend import Engine
 from botpsy_agent.llm.engine import BuildProgress, Cancelled, LlamaEngine
+from botpsy_agent.llm.routing import PROBE_INTERVAL_S, EngineKind, EngineRouter
+from botpsy_agent.llm.server import ServerDown, ServerSettings
 
 _LOGGER = logging.getLogger(__name__)
 
-type Job[T] = Callable[[LlamaEngine, threading.Event], T]
+type Job[T] = Callable[[Engine, threading.Event], T]
 
 
 class ModelBusy(Exception):
@@ -41,6 +50,12 @@ class ModelTimeout(Exception):
 
 class ModelUnavailable(Exception):
     """No model is loaded (loading, failed, or stopped)."""
+
+
+class ModelServerDown(ModelUnavailable):
+    """The model server is down and no local model is configured to stand in."""
+
+    code = "model_server_down"
 
 
 class ModelWarmingUp(Exception):
@@ -71,7 +86,12 @@ _STOP = object()
 
 
 def model_stats(worker: ModelWorker | None) -> dict[str, Any]:
-    """The model's part of the `stats` topic: `none`, `warming_up` (with how far) or `ready`."""
+    """The model's part of the `stats` topic: `none`, `warming_up` (with how far) or `ready`,
+    and which engine serves (`server`, `local`, or None)."""
+    router = None if worker is None else worker.router
+    engine = None if router is None else router.serving_kind
+    if router is None and worker is not None and worker.local is not None:
+        engine = "local"
     build = None if worker is None else worker.warming
     if build is not None:
         eta = build.eta_s
@@ -79,12 +99,14 @@ def model_stats(worker: ModelWorker | None) -> dict[str, Any]:
             "model_state": "warming_up",
             "warming_up_percent": build.percent,
             "warming_up_eta_s": None if eta is None else round(eta),
+            "model_engine": engine,
         }
     ready = worker is not None and worker.alive and worker.engine is not None
     return {
         "model_state": "ready" if ready else "none",
         "warming_up_percent": None,
         "warming_up_eta_s": None,
+        "model_engine": engine if ready else None,
     }
 
 
@@ -93,12 +115,18 @@ class ModelWorker:
 
     def __init__(
         self,
-        engine_factory: Callable[[], LlamaEngine],
+        engine_factory: Callable[[], LlamaEngine] | None,
         max_queue: int = 4,
         *,
         build_wait_s: float = BUILD_WAIT_S,
+        server: ServerSettings | None = None,
+        probe_interval_s: float = PROBE_INTERVAL_S,
     ) -> None:
+        """`engine_factory` loads the local model (None: none); `server` is the model
+        server to prefer while it is healthy (None: none)."""
         self._factory = engine_factory
+        self._server = server
+        self._probe_interval_s = probe_interval_s
         self.max_queue = max_queue
         self.build_wait_s = build_wait_s
         self._queue: queue.PriorityQueue[_Item] = queue.PriorityQueue()
@@ -107,10 +135,17 @@ class ModelWorker:
         self._lock = threading.Lock()
         self._current: _Item | None = None
         self._thread: threading.Thread | None = None
-        self.engine: LlamaEngine | None = None
+        self.local: LlamaEngine | None = None
+        """The local model, once loaded."""
+        self.router: EngineRouter | None = None
+        """Set once loaded when a model server is configured."""
         self.load_error: BaseException | None = None
         self.loaded = threading.Event()
         self.last_job_ms = 0.0
+        self.served: Counter[str] = Counter()
+        """Jobs answered per engine (`server`, `local`) since start."""
+        self.retried_locally = 0
+        """Jobs the server failed in flight and the local model then answered."""
         self.crashed: BaseException | None = None
         """What ended the thread, when something other than `stop()` did."""
 
@@ -121,11 +156,28 @@ class ModelWorker:
         self._thread = threading.Thread(target=self._run, name="botpsy-model", daemon=False)
         self._thread.start()
 
-    async def wait_loaded(self) -> LlamaEngine:
+    @property
+    def engine(self) -> Engine | None:
+        """The engine the next job goes to: the model server while it serves, else the
+        local model; None when neither is available."""
+        router = self.router
+        if router is None:
+            return self.local
+        chosen = router.serving()
+        return None if chosen is None else chosen[1]
+
+    async def wait_loaded(self) -> Engine:
         await asyncio.to_thread(self.loaded.wait)
-        if self.engine is None:
-            raise ModelUnavailable(f"the model did not load: {self.load_error}")
-        return self.engine
+        engine = self.engine
+        if engine is None:
+            raise self._unavailable()
+        return engine
+
+    def _unavailable(self) -> ModelUnavailable:
+        router = self.router
+        if router is not None and router.problem is not None and self.local is None:
+            return ModelServerDown(f"the model server is down: {router.problem}")
+        return ModelUnavailable(f"the model did not load: {self.load_error}")
 
     def stop(self, timeout: float = 30.0) -> None:
         """Cancel what runs, refuse what waits, unload the model, join the thread."""
@@ -134,8 +186,8 @@ class ModelWorker:
         with self._lock:
             if self._current is not None:
                 self._current.cancel.set()
-        if self.engine is not None:
-            self.engine.abort.set()  # the one thing that interrupts a prefix build
+        if self.local is not None:
+            self.local.abort.set()  # the one thing that interrupts a prefix build
         self._refuse_remaining()  # now: a thread stuck in a job would never reach them
         stop_item = _Item(2, next(self._sequence), lambda e, c: _STOP, threading.Event(), Future())
         self._queue.put(stop_item)
@@ -161,8 +213,9 @@ class ModelWorker:
 
     @property
     def warming(self) -> BuildProgress | None:
-        """The prefix build under way, if any (for `warming_up` answers and the stats)."""
-        engine = self.engine
+        """The prefix build under way, if any (for `warming_up` answers and the stats); only
+        the local model's builds are seen (the server's happen inside its requests)."""
+        engine = self.local
         return None if engine is None else engine.build
 
     @property
@@ -182,8 +235,10 @@ class ModelWorker:
 
         `timeout_s` counts the request's own time: what the worker spends building a
         prefix meanwhile (for this request or another) is not charged to it."""
-        if not self.alive or (self.loaded.is_set() and self.engine is None):
+        if not self.alive:
             raise ModelUnavailable("no model is loaded")
+        if self.loaded.is_set() and self.engine is None:
+            raise self._unavailable()
         self._refuse_if_warming(self.build_wait_s)
         with self._lock:
             if self._waiting_requests >= self.max_queue:
@@ -228,7 +283,7 @@ class ModelWorker:
             raise ModelWarmingUp(build.percent, eta or 0.0)
 
     def _build_seconds(self) -> float:
-        engine = self.engine
+        engine = self.local
         return 0.0 if engine is None else engine.build_seconds()
 
     def warm_up(self, job: Job[Any]) -> None:
@@ -240,14 +295,22 @@ class ModelWorker:
     def _run(self) -> None:
         started = time.monotonic()
         try:
-            _LOGGER.info("Loading the model…")
-            self.engine = self._factory()
-            _LOGGER.info("Model loaded in %.1f s", time.monotonic() - started)
+            if self._factory is not None:
+                _LOGGER.info("Loading the model…")
+                self.local = self._factory()
+                _LOGGER.info("Model loaded in %.1f s", time.monotonic() - started)
         except Exception as err:
             self.load_error = err
             _LOGGER.error("The model failed to load: %s", err)  # noqa: TRY400
         finally:
-            self.loaded.set()
+            try:
+                if self._server is not None:
+                    self.router = EngineRouter(
+                        self._server, self.local, probe_interval_s=self._probe_interval_s
+                    )
+                    self.router.start()  # the first probe, then one every interval
+            finally:
+                self.loaded.set()
         while True:
             item = self._queue.get()
             if item.priority == 2:
@@ -260,9 +323,11 @@ class ModelWorker:
                 if item.future.running():
                     item.future.set_exception(ModelUnavailable("the model worker crashed"))
                 break
-        if self.engine is not None:
-            self.engine.close()
-            self.engine = None
+        if self.router is not None:
+            self.router.stop()
+        if self.local is not None:
+            self.local.close()
+            self.local = None
         self._refuse_remaining()
 
     def _execute(self, item: _Item) -> None:
@@ -274,6 +339,9 @@ class ModelWorker:
         except Cancelled as cancelled:
             if item.future.running():
                 item.future.set_exception(cancelled)
+        except ModelServerDown as err:  # expected while it is down: one line, no trace
+            _LOGGER.warning("Job %d: %s", item.sequence, err)
+            item.future.set_exception(err)
         except Exception as err:
             _LOGGER.exception("A model job failed")
             item.future.set_exception(err)
@@ -288,9 +356,31 @@ class ModelWorker:
         # False when the waiter already gave up (timed out) before the job started.
         if not item.future.set_running_or_notify_cancel() or item.cancel.is_set():
             raise Cancelled
-        if self.engine is None:
-            raise ModelUnavailable(f"the model did not load: {self.load_error}")
-        return item.job(self.engine, item.cancel)
+        router = self.router
+        chosen = None if router is None else router.serving()
+        kind: EngineKind
+        engine: Engine
+        if chosen is not None:
+            kind, engine = chosen
+        elif self.local is not None:
+            kind, engine = "local", self.local
+        else:
+            raise self._unavailable()
+        try:
+            result = item.job(engine, item.cancel)
+        except ServerDown as err:
+            assert router is not None
+            router.failed(str(err))
+            if self.local is None or item.cancel.is_set():
+                raise ModelServerDown(f"the model server is down: {err}") from None
+            _LOGGER.warning(
+                "Job %d: the model server failed (%s); the local model runs it", item.sequence, err
+            )
+            result = item.job(self.local, item.cancel)
+            self.retried_locally += 1
+            kind = "local"
+        self.served[kind] += 1
+        return result
 
     def _refuse_remaining(self) -> None:
         while True:

@@ -43,7 +43,9 @@ NO_MODEL_STATS: dict[str, Any] = {
     "model_state": "none",
     "warming_up_percent": None,
     "warming_up_eta_s": None,
+    "model_engine": None,
 }
+"""`model_engine`: which engine serves the model (`server`, `local`), None when none."""
 OFFLINE_ACK_TIMEOUT_S = 3.0
 REANNOUNCE_MIN_INTERVAL_S = 10.0
 """HA's birth messages make the app announce again at most this often; births in between
