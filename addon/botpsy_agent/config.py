@@ -404,7 +404,7 @@ class _Reader:
         def get[T](name: str, check: Callable[[object], T]) -> T | None:
             return self.optional(name, check, section="model_server")
 
-        url = get("url", _http_url)
+        url = get("url", _server_url)
         api_key = get("api_key", _secret)
         timeout_s = get("timeout_s", _int_between(1, 600))
         ca_file = get("ca_file", _readable_path)
@@ -548,6 +548,16 @@ def _https_url(value: object) -> str:
     parts = urlsplit(text)
     if parts.scheme != "https" or not parts.netloc:
         raise _Invalid(f"must be an https:// address, got {text!r}")
+    return text
+
+
+def _server_url(value: object) -> str:
+    """A model server may be plain http on the home network: what it answers is untrusted
+    model output either way (validated, authorised, grounded); https protects its API key."""
+    text = _str(value).strip()
+    parts = urlsplit(text)
+    if parts.scheme not in {"http", "https"} or not parts.netloc:
+        raise _Invalid(f"must be an http:// or https:// address, got {text!r}")
     return text
 
 
