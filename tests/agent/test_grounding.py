@@ -53,6 +53,12 @@ async def test_an_unasked_action_is_asked_about_not_executed(ha_bridge: HaBridge
         # The real 0.5B read six states for this one (and said them four times).
         ("what is the capital of France?", call("get_state", entity_id=["climate.heatpump"])),
         ("book me a flight to Paris", call("turn_on", entity_id=["light.bed_light"])),
+        # Both real models read the calendar for this one: "get" is a word for adding to a
+        # list, not a question about the home's states.
+        (
+            "get me a taxi to the airport at six",
+            call("list_events", start="2030-01-02T18:00", hours=1),
+        ),
         (
             "book me a flight to Paris",
             call(
@@ -74,6 +80,20 @@ async def test_a_request_with_no_home_intent_executes_nothing(
     assert answer.status is Status.REFUSED, answer
     assert answer.speech == "Sorry, I can't help with that."
     assert [a.outcome for a in answer.actions] == [Outcome.REFUSED]
+    assert states(ha_bridge) == before
+
+
+async def test_a_turn_whose_every_call_is_turned_back_still_answers(
+    ha_bridge: HaBridge,
+) -> None:
+    """The real 1.5B answered "did someone leave the bedroom blinds shut" with an action: a question
+    grounds no action, the repeat ends the turn, and the user heard nothing at all."""
+    agent = make_agent(ha_bridge, always(call("turn_on", entity_id=["light.bed_light"])))
+    before = states(ha_bridge)
+    answer = await agent.handle(ask("did someone leave the bed light on", admin(ha_bridge)))
+    assert answer.path is Path.MODEL, answer
+    assert answer.status is Status.ERROR, answer
+    assert answer.speech == "I couldn't work out how to do that.", answer
     assert states(ha_bridge) == before
 
 

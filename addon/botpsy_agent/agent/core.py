@@ -696,10 +696,15 @@ class BotPsyAgent:
         keep_conversation: bool = True,
     ) -> AgentResponse:
         status = turn.status or _aggregate(turn.steps)
+        speech = self._speech(turn)
+        if not speech and status is Status.ERROR:
+            # Every step was turned back to the model (asked for nothing the user said) and
+            # it gave up: the user still hears an answer, never silence.
+            speech = self._phrases.say(request.language, "errors.invalid_call")
         return AgentResponse(
             id=request.id,
             status=status,
-            speech=self._speech(turn),
+            speech=speech,
             conversation_id=conversation.id if keep_conversation else request.conversation_id,
             actions=[s.report for s in turn.steps],
             error=turn.error or _first_error(turn.steps, status),

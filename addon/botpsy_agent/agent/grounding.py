@@ -44,6 +44,8 @@ from botpsy_agent.home.model import Area, Entity, Floor, Home
 from botpsy_agent.home.resolve import ResolvedCall
 from tool_schemas.base import Access
 
+READ_KINDS = ("list_events", "check_free_busy")
+"""Tools whose kind words name what a read reads (the others' words name actions)."""
 STOPWORDS = frozenset({"the", "a", "an", "of", "my", "our", "s", "and", "in", "on", "to"})
 DEVICE_WORDS = frozenset(w for table in DOMAINS.values() for ws in table.values() for w in ws)
 SPACELESS_LANGUAGES = frozenset({"ko", "ja", "zh"})
@@ -121,7 +123,8 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
     if call.access is not Access.CONTROL:
         # Reads change nothing and stay in scope, but a request about nothing of the home
         # ("what is the capital of France?") gets no answer made of states either.
-        return Verdict.GROUNDED if has_home_intent(request, home) else Verdict.NO_HOME_INTENT
+        about_home = has_home_intent(request, home, reading=True)
+        return Verdict.GROUNDED if about_home else Verdict.NO_HOME_INTENT
     language = request.base_language if request.base_language in KINDS else "en"
     kind = request.says_any(KINDS[language].get(call.name, ())) or (
         call.name in request.referent_tools and request.says_any(REFERRING.get(language, ()))
@@ -156,10 +159,17 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
     return named or None
 
 
-def has_home_intent(request: Request, home: Home) -> bool:
-    """Does the request name any kind of action, any device word, or anything of the home?"""
+def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> bool:
+    """Does the request name any kind of action, any device word, or anything of the home?
+
+    `reading`: for a read, a word for an action is not enough ("get me a taxi" says "get",
+    a shopping-list word, and asks nothing the home's states answer); it must name a device,
+    something of the home, or what the read tools read (the calendar, the list).
+    """
     language = request.base_language if request.base_language in KINDS else "en"
-    if any(request.says_any(words) for words in KINDS[language].values()):
+    kinds = KINDS[language]
+    asked = READ_KINDS if reading else kinds.keys()
+    if any(request.says_any(kinds.get(name, ())) for name in asked):
         return True
     if any(request.says_any(words) for words in DOMAINS[language].values()):
         return True
