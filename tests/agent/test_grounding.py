@@ -308,3 +308,16 @@ async def _events(hass: HomeAssistant) -> list[dict[str, str]]:
         return_response=True,
     )
     return list(response["calendar.family"]["events"])  # type: ignore[index,call-overload]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["what do I have tomorrow", "when is the piano lesson", "what's coming up on Friday"],
+)
+async def test_a_question_about_a_day_may_read_the_calendar(ha_bridge: HaBridge, text: str) -> None:
+    """The real 1.5B's reads for these were refused once reads needed more than an action
+    word: a day or "when" asks what the calendar holds."""
+    agent = make_agent(ha_bridge, always(call("list_events", period="next_7_days")))
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+    assert answer.status is Status.DONE, answer
+    assert [a.outcome for a in answer.actions] == [Outcome.EXECUTED]

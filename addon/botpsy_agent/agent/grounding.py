@@ -39,6 +39,7 @@ from botpsy_agent.agent.grounding_words import (
     KINDS,
     QUESTION_STARTS,
     REFERRING,
+    WHEN,
 )
 from botpsy_agent.home.model import Area, Entity, Floor, Home
 from botpsy_agent.home.resolve import ResolvedCall
@@ -164,12 +165,14 @@ def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> b
 
     `reading`: for a read, a word for an action is not enough ("get me a taxi" says "get",
     a shopping-list word, and asks nothing the home's states answer); it must name a device,
-    something of the home, or what the read tools read (the calendar, the list).
+    something of the home, what the read tools read (the calendar, the list) or a day.
     """
     language = request.base_language if request.base_language in KINDS else "en"
     kinds = KINDS[language]
     asked = READ_KINDS if reading else kinds.keys()
     if any(request.says_any(kinds.get(name, ())) for name in asked):
+        return True
+    if reading and request.says_any(WHEN.get(language, ())):
         return True
     if any(request.says_any(words) for words in DOMAINS[language].values()):
         return True

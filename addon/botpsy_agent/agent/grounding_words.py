@@ -394,3 +394,29 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
     "ko": (),
 }
 """First words of a question: a question asks to know, it grounds no action."""
+
+WHEN: Mapping[str, tuple[str, ...]] = {
+    "en": (
+        "when",
+        "today",
+        "tonight",
+        "tomorrow",
+        "week",
+        "weekend",
+        "morning",
+        "afternoon",
+        "evening",
+        "coming up",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ),
+    "ko": ("언제", "오늘", "내일", "모레", "이번 주", "주말", "아침", "저녁"),
+    "id": ("kapan", "hari ini", "besok", "lusa", "minggu ini", "akhir pekan", "pagi", "sore"),
+}
+"""Words for days and times: a question with one ("what do I have tomorrow?") is about the
+home's calendar, which a read may answer; a clock time alone ("at six") is not."""
