@@ -321,3 +321,22 @@ async def test_a_question_about_a_day_may_read_the_calendar(ha_bridge: HaBridge,
     answer = await agent.handle(ask(text, admin(ha_bridge)))
     assert answer.status is Status.DONE, answer
     assert [a.outcome for a in answer.actions] == [Outcome.EXECUTED]
+
+
+async def test_a_calendar_noun_does_not_ask_for_adding_an_event(ha_bridge: HaBridge) -> None:
+    """The real 1.5B added "take the family dinner off the calendar" as a new event: the
+    calendar's nouns ground no creation, and the grammar then offers none."""
+    proposed = call(
+        "create_event",
+        calendar_id="calendar.family",
+        summary="take the family dinner off the calendar",
+        start_date="2030-01-02",
+        days=1,
+    )
+    agent = make_agent(ha_bridge, always(proposed))
+    answer = await agent.handle(ask("take the family dinner off the calendar", admin(ha_bridge)))
+    assert answer.status is not Status.DONE, answer
+    assert [a.outcome for a in answer.actions] != [Outcome.EXECUTED]
+    words = grounding.Request("take the family dinner off the calendar", "en")
+    asked = grounding.asked_kinds(words, ["create_event", "delete_event", "update_event"])
+    assert asked is not None and "create_event" not in asked and "delete_event" in asked

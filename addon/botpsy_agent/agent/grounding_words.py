@@ -138,7 +138,9 @@ KINDS: WordTable = {
         "control_timer": ("timer", "start", "pause", "cancel", "stop", "finish", "minutes"),
         "list_events": (*_CALENDAR_EN, "plans", "planned", "happening", "on tomorrow"),
         "check_free_busy": ("free", "busy", "available", "availability"),
-        "create_event": (*_CALENDAR_EN, "add", "put", "create", "new", "book in"),
+        # Verbs only: a calendar noun ("take the family dinner off the calendar") names the
+        # calendar, not the adding; the real 1.5B added that sentence as an event.
+        "create_event": ("add", "put", "create", "new", "book in", "schedule", "plan"),
         "update_event": (
             *_CALENDAR_EN,
             "move",
@@ -152,7 +154,16 @@ KINDS: WordTable = {
             "earlier",
             "later",
         ),
-        "delete_event": ("delete", "cancel", "remove", "clear", "drop", "call off"),
+        "delete_event": (
+            "delete",
+            "cancel",
+            "remove",
+            "clear",
+            "drop",
+            "call off",
+            "off the calendar",
+            "take off",
+        ),
         "send_message": (
             "tell",
             "message",
