@@ -418,6 +418,8 @@ WHEN: Mapping[str, tuple[str, ...]] = {
         "afternoon",
         "evening",
         "coming up",
+        "playing",
+        "showing",
         "monday",
         "tuesday",
         "wednesday",
@@ -429,5 +431,5 @@ WHEN: Mapping[str, tuple[str, ...]] = {
     "ko": ("언제", "오늘", "내일", "모레", "이번 주", "주말", "아침", "저녁"),
     "id": ("kapan", "hari ini", "besok", "lusa", "minggu ini", "akhir pekan", "pagi", "sore"),
 }
-"""Words for days and times: a question with one ("what do I have tomorrow?") is about the
-home's calendar, which a read may answer; a clock time alone ("at six") is not."""
+"""Words a read may answer: days and times ("what do I have tomorrow?" asks the calendar;
+a clock time alone, "at six", does not), and what is playing or showing."""
