@@ -313,13 +313,23 @@ def commands(names: Names) -> list[Command]:  # noqa: PLR0912, PLR0915 - one tab
     add("are all the doors locked?", "get_state", locks, "whole home")
     add("which doors are unlocked", "get_state", locks, "whole home")
 
+    # Misspelt names and filler words: what HA's fallback matcher is for (issue 14, item 7).
+    for entity_id in (*devices.LIGHTS, *devices.SWITCHES, *devices.FANS):
+        name, one = n[entity_id], {entity_id}
+        typo = misspelt(name)
+        if typo == name:
+            continue
+        add(f"turn on the {typo}", "turn_on", one, "misspelt")
+        add(f"turn off the {typo} please thanks", "turn_off", one, "misspelt")
+        add(f"hey just turn on the {name} for me", "turn_on", one, "misspelt")
+
     for item in ITEMS:
         todo = {"todo.shopping_list"}
         add(f"add {item} to my shopping list", "add_todo_item", todo, "todo", item=item)
         add(f"add {item} to the shopping list", "add_todo_item", todo, "todo", item=item)
         add(f"put {item} on my shopping list", "add_todo_item", todo, "todo", item=item)
         add(f"check off {item} on the shopping list", "complete_todo_item", todo, "todo", item=item)
-        add(f"remove {item} from my shopping list", "", todo, "unmapped")
+        add(f"remove {item} from my shopping list", "remove_todo_item", todo, "todo", item=item)
     add("activate movie night", "activate_scene", {"scene.movie_night"}, "scene")
     add("turn on movie night", "activate_scene", {"scene.movie_night"}, "scene")
     add("run good night", "run_script", {"script.good_night"}, "scene")
@@ -334,3 +344,16 @@ def commands(names: Names) -> list[Command]:  # noqa: PLR0912, PLR0915 - one tab
     ):
         add(text, "", set(), "unmapped")
     return out
+
+
+def misspelt(name: str) -> str:
+    """The name with one letter dropped from the middle of its longest word ("kitchn light"),
+    the kind of slip speech-to-text and typing make; names too short to mend stay as they are."""
+    words = name.split()
+    longest = max(range(len(words)), key=lambda i: len(words[i]))
+    word = words[longest]
+    if len(word) < 6:
+        return name
+    middle = len(word) // 2
+    words[longest] = word[:middle] + word[middle + 1 :]
+    return " ".join(words)

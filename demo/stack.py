@@ -106,13 +106,7 @@ class DemoStack:
         self.run_dir.mkdir(parents=True)
         self.progress("starting Mosquitto on loopback")
         self.broker.start()
-        config = self.run_dir / "ha"
-        shutil.copytree(CONFIG, config)
-        # Our integration goes in as HACS would install it: its folder alone.
-        integration = REPO / "custom_components" / "botpsy"
-        if (integration / "manifest.json").exists():
-            shutil.copytree(integration, config / "custom_components" / "botpsy")
-        await self._start_home_assistant()
+        await self.start_home_assistant()
         self.progress("onboarding Home Assistant (owner account, no browser needed)")
         token, owner = await onboard(self.ha_url)
         if await confirm_http_settings(self.ha_url, token):
@@ -125,6 +119,16 @@ class DemoStack:
         await self._start_app()
         await self._add_integration()
         self.progress(f"ready in {time.monotonic() - started:.0f} s")
+
+    async def start_home_assistant(self) -> None:
+        """A fresh copy of the demo's HA config in the run folder, and HA started on it."""
+        config = self.run_dir / "ha"
+        shutil.copytree(CONFIG, config)
+        # Our integration goes in as HACS would install it: its folder alone.
+        integration = REPO / "custom_components" / "botpsy"
+        if (integration / "manifest.json").exists():
+            shutil.copytree(integration, config / "custom_components" / "botpsy")
+        await self._start_home_assistant()
 
     async def _start_home_assistant(self) -> None:
         config = self.run_dir / "ha"
