@@ -238,6 +238,32 @@ def test_one_light_named_with_its_room_does_not_ground_the_whole_floor() -> None
         assert verdict(text, wide) is grounding.Verdict.ASK
 
 
+def test_ticking_off_a_said_item_names_the_homes_only_list() -> None:
+    # The real 1.5B's call for "I already got the milk, tick it off" was asked about.
+    tick = call("complete_todo_item", list_id="todo.shopping_list", item="milk")
+    assert verdict("I already got the milk, tick it off", tick) is grounding.Verdict.GROUNDED
+    # An item the user did not say is still a question, and adding one still needs the list.
+    assert verdict("I already got it, tick it off", tick) is grounding.Verdict.ASK
+    add = call("add_todo_item", list_id="todo.shopping_list", item="dentist appointment")
+    assert verdict("add a dentist appointment", add) is grounding.Verdict.ASK
+
+
+def test_a_room_too_warm_asks_for_the_thermostat_not_the_lights() -> None:
+    # The real 1.5B dimmed the kids room light for this one.
+    text = "the kids room is too warm, turn it down a degree"
+    light = next(e for e in HOME.entities.values() if e.domain == "light" and e.area_id)
+    dim = call("set_light", entity_id=[light.entity_id], brightness_pct=1)
+    assert verdict(text, dim) is not grounding.Verdict.GROUNDED
+    assert "set_light" not in (
+        grounding.asked_kinds(grounding.Request(text, "en"), ["set_light", "set_climate"]) or ()
+    )
+    # A light's own colour words still ask for the light.
+    asked = grounding.asked_kinds(
+        grounding.Request("make the kitchen light warm white", "en"), ["set_light", "set_climate"]
+    )
+    assert asked is not None and "set_light" in asked
+
+
 @pytest.mark.parametrize(
     ("language", "text", "expected"),
     [

@@ -89,3 +89,19 @@ def test_what_an_action_writes_is_made_of_the_requests_words() -> None:
     # A tick-off names items the user need not repeat ("I bought everything"): not narrowed.
     ticked = _narrowed("I bought everything on the shopping list")
     assert "x-words" not in ticked["complete_todo_item"]["parameters"]["properties"]["item"]
+
+
+def test_a_question_keeps_no_action_tool() -> None:
+    # The real 1.5B proposed actions for both; grounding runs none for a question.
+    for text in ("is the living room tv on", "did someone leave the bedroom blinds shut"):
+        tools = _narrowed(text)
+        assert not [s for s in tools.values() if s["access"] == "control"], text
+        assert {"get_state", "no_tool_fits"} <= set(tools), text
+    assert "turn_on" in _narrowed("can you turn on the living room tv")
+
+
+def test_am_i_free_keeps_the_free_busy_check_and_not_the_event_list() -> None:
+    # The real 1.5B listed the events for this one, and the answer never said "busy".
+    tools = _narrowed("am I free tomorrow at 3 pm")
+    assert "check_free_busy" in tools and "list_events" not in tools
+    assert "list_events" in _narrowed("what do we have tomorrow")

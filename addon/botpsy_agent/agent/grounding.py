@@ -44,6 +44,7 @@ from botpsy_agent.agent.grounding_words import (
 from botpsy_agent.home.model import Area, Entity, Floor, Home
 from botpsy_agent.home.resolve import ResolvedCall
 from tool_schemas.base import Access
+from tool_schemas.messaging import CompleteTodoItem, RemoveTodoItem
 
 READ_KINDS = ("list_events", "check_free_busy")
 """Tools whose kind words name what a read reads (the others' words name actions)."""
@@ -160,6 +161,12 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
     return named or None
 
 
+def asks_free_busy(request: Request) -> bool:
+    """Does the request ask whether a time is free ("am I free tomorrow at 3?")?"""
+    language = request.base_language if request.base_language in KINDS else "en"
+    return request.says_any(KINDS[language].get("check_free_busy", ()))
+
+
 def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> bool:
     """Does the request name any kind of action, any device word, or anything of the home?
 
@@ -242,6 +249,22 @@ def _target_named(
         or _entity_named(
             entity, request, home, language, says_device=_implied_domain(resolved, entity)
         )
+        or _said_item_of_the_only_list(entity, resolved, request, home)
+    )
+
+
+def _said_item_of_the_only_list(
+    entity: Entity, resolved: ResolvedCall, request: Request, home: Home
+) -> bool:
+    """ "I already got the milk, tick it off": ticking off or removing an item the user said
+    names the home's one list. Not adding one: "add a dentist appointment" is no request
+    for the shopping list, and an added item is new, where a ticked one must be there."""
+    call = resolved.call
+    return (
+        isinstance(call, CompleteTodoItem | RemoveTodoItem)
+        and entity.domain == "todo"
+        and len(home.by_domain.get("todo", ())) == 1
+        and request.says(call.item)
     )
 
 

@@ -18,9 +18,11 @@ _LIGHT_EN = ("bright", "brighter", "brightness", "dim", "dimmer", "dark", "darke
 _COLOURS_EN = (
     "colour",
     "color",
-    "warm",
-    "cool",
-    "cold",
+    # "warm", "cool" and "cold" alone are about the room's temperature ("the kids room is
+    # too warm" asks for the thermostat, and the real 1.5B dimmed the light for it)
+    "warm white",
+    "cool white",
+    "cold white",
     "white",
     "red",
     "orange",

@@ -8,6 +8,10 @@ calls that could run. It only ever removes choices, never adds any:
 
 * action tools whose kind no word names are left out, when some action kind is named
   (tools that change nothing stay: reads, questions, "no tool fits");
+* a question ("is the TV on?", "did someone leave the blinds shut?") keeps no action tool
+  at all: grounding runs none for a question, and the real 1.5B proposed one for both;
+* "am I free at 3?" keeps the free/busy check and leaves out the event list, whose answer
+  says what is on, not whether the time is free;
 * an action tool's entity enums keep only the entities the request names, when it names
   any of that tool's (otherwise the tool keeps its scope, and grounding asks or refuses);
 * what an action writes for people (a message, a list item, an event's title) is made of
@@ -50,14 +54,21 @@ def narrowed_schemas(
     kinds = grounding.asked_kinds(words, actions)
     named = grounding.named_entities(words, home)
     said = request_words(words.text)
+    left_out = _reads_left_out(words)
     narrowed: list[dict[str, Any]] = []
     for schema in offer.schemas:
-        if schema["name"] not in actions:
-            narrowed.append(schema)
-        elif kinds is None or schema["name"] in kinds:
+        name = schema["name"]
+        if name not in actions:
+            if name not in left_out:
+                narrowed.append(schema)
+        elif not words.is_question and (kinds is None or name in kinds):
             narrowed.append(_said_only(_named_only(schema, named), said))
     result = tuple(narrowed)
     return None if result == offer.schemas else result
+
+
+def _reads_left_out(words: grounding.Request) -> frozenset[str]:
+    return frozenset({"list_events"}) if grounding.asks_free_busy(words) else frozenset()
 
 
 def _named_only(schema: dict[str, Any], named: frozenset[str]) -> dict[str, Any]:
