@@ -268,13 +268,14 @@ def test_times_are_said_back_in_the_language(
 # --- calendar calls against the request -------------------------------------------------------
 
 
-def test_the_issues_case_tomorrow_at_3_pm_created_today_is_asked_about() -> None:
+def test_the_issues_case_tomorrow_at_3_pm_created_today_is_corrected_to_what_was_said() -> None:
     problem = check(event(at(TODAY, 15)), "add a dentist appointment tomorrow at 3 pm")
     assert problem == CallProblem(
         "time_mismatch",
         "checks.time_mismatch",
         {"when": "Wednesday 2 December at 15:00"},
         at(TOMORROW, 15),
+        said_once=True,
     )
     assert check(event(at(TOMORROW, 15)), "add a dentist appointment tomorrow at 3 pm") is None
 
@@ -303,6 +304,14 @@ def test_a_created_event_must_agree_with_the_time_said(
     problem = check(event(wrong), text)
     assert problem is not None and problem.code == "time_mismatch", problem
     assert problem.phrase == "checks.time_mismatch"
+    assert problem.said_once, "one time said: the agent books it without asking"
+
+
+def test_a_correction_among_two_times_said_is_not_run_unasked() -> None:
+    problem = check(event(at(SATURDAY, 9)), "move it from tomorrow at 3 pm to Friday at 5 pm")
+    assert problem is not None and problem.code == "time_mismatch", problem
+    assert problem.expected == at(FRIDAY, 17)
+    assert not problem.said_once
 
 
 def test_an_ambiguous_hour_accepts_either_reading() -> None:

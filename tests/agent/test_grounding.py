@@ -284,10 +284,10 @@ def test_whole_home_requests_in_three_languages(
 # --- checks the code can do, in the loop -----------------------------------------------------
 
 
-async def test_a_wrong_day_is_asked_about_and_yes_books_the_day_said(
+async def test_a_wrong_day_is_booked_on_the_day_said(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
-    """ "tomorrow at 3 pm" became today 15:00 with the real 0.5B."""
+    """ "tomorrow at 3 pm" became today 15:00 with the real 0.5B: the words fix the day."""
     today = dt_util.now().strftime("%Y-%m-%d")
     proposed = call(
         "create_event",
@@ -297,15 +297,12 @@ async def test_a_wrong_day_is_asked_about_and_yes_books_the_day_said(
         minutes=60,
     )
     agent = make_agent(ha_bridge, always(proposed))
-    me = admin(ha_bridge)
-    asked = await agent.handle(ask("add a dentist appointment tomorrow at 3 pm", me))
-    assert asked.status is Status.NEEDS_CONFIRMATION, asked
-    assert asked.speech.startswith("Did you mean"), asked.speech
-    assert await _events(hass) == []
-    done = await agent.handle(ask("yes", me, conversation_id=asked.conversation_id))
+    done = await agent.handle(ask("add a dentist appointment tomorrow at 3 pm", admin(ha_bridge)))
     assert done.status is Status.DONE, done
     tomorrow = (dt_util.now() + timedelta(days=1)).strftime("%Y-%m-%d")
     assert [e["start"][:16] for e in await _events(hass)] == [f"{tomorrow}T15:00"]
+    assert done.actions[0].arguments["start"][:16] == f"{tomorrow}T15:00", done.actions
+    assert done.speech.endswith(" at 15:00."), done.speech  # said from what was booked
 
 
 async def test_a_light_moved_the_wrong_way_is_not_changed(ha_bridge: HaBridge) -> None:

@@ -9,9 +9,12 @@ The model is never trusted with facts the request itself fixes. Two kinds are ch
 * **Directions.** "too dark" must make a light brighter, "too cold" a thermostat warmer,
   "quieter" a speaker quieter (`DIRECTION_WORDS`, per language).
 
-A problem is never executed and never silently corrected: the agent asks the question its
-`phrase` names (translations/<lang>.yaml, `checks.*`), and `expected` carries what the request
-said, so a "yes" can run the corrected call (docs/decisions.md, "checks the code can do").
+A call with a problem is never executed as proposed. When the request said one time and the
+model wrote another, the app's reading of the words wins: the call with the time said runs
+(the model only copies the words into a date, and the user hears the time that was booked).
+Anything else is asked: the agent asks the question its `phrase` names
+(translations/<lang>.yaml, `checks.*`), and `expected` carries what the request said, so a
+"yes" can run the corrected call (docs/decisions.md, "checks the code can do").
 Pure: no I/O, about 0.1 ms a call.
 """
 
@@ -51,6 +54,9 @@ class CallProblem:
     expected: datetime | date | None = None
     """For times: what the request said (aware local time, or a day), to build the
     corrected call from."""
+    said_once: bool = False
+    """The request says one time and the correction is exactly it: the user's own words
+    fix the time, so the corrected call may run without a question."""
 
 
 def check_call(
@@ -116,7 +122,9 @@ def _check_moment(
         when = say_when(expected if show_time else _day_of(expected), language, now)
         if day_only:
             expected = _day_of(expected)
-        return CallProblem("time_mismatch", "checks.time_mismatch", {"when": when}, expected)
+        return CallProblem(
+            "time_mismatch", "checks.time_mismatch", {"when": when}, expected, len(said) == 1
+        )
     if start is not None and start.timestamp() < (now - PAST_GRACE).timestamp():
         return CallProblem(
             "time_in_past", "checks.time_in_past", {"when": say_when(start, language, now)}

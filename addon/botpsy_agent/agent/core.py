@@ -416,8 +416,8 @@ class BotPsyAgent:
         self, report: ActionReport, resolved: ResolvedCall, problem: CallProblem, job: _Job
     ) -> _Step:
         """A model call that disagrees with a time or direction the request fixed: never run
-        as proposed. A time has one correction, which a read runs and an action asks about;
-        anything else is asked back."""
+        as proposed. A time has one correction, which a read runs, and an action too when
+        the request said that one time; otherwise it is asked about, as is anything else."""
         request, home, language = job.request, job.home, job.language
         names = self._replies.names(language, home, resolved.entity_ids)
         speech = self._phrases.say(language, problem.phrase, **{"targets": names, **problem.values})
@@ -441,7 +441,7 @@ class BotPsyAgent:
             service_calls=[describe(a) for a in fixed.actions],
             rule=decision.rule,
         )
-        if isinstance(decision, Allow) and fixed.call.access is Access.READ:
+        if isinstance(decision, Allow) and (fixed.call.access is Access.READ or problem.said_once):
             return await self._execute(fixed_report, fixed, job)
         if isinstance(decision, Deny):
             return await self._decide(fixed_report, fixed, job, None)
@@ -520,13 +520,18 @@ class BotPsyAgent:
                 resolved.entity_ids,
             )
         report.outcome = Outcome.EXECUTED
-        speech = self._speech_for(language, resolved, execution, job.home)
+        speech = self._speech_for(language, resolved, execution, job.home, job.now)
         return _Step(
             report, Status.DONE, speech, {"result": report.result}, is_read, resolved.entity_ids
         )
 
     def _speech_for(
-        self, language: str, resolved: ResolvedCall, execution: ExecutionLike, home: Home
+        self,
+        language: str,
+        resolved: ResolvedCall,
+        execution: ExecutionLike,
+        home: Home,
+        now: datetime,
     ) -> str:
         call = resolved.call
         if call.name in {"get_state", "list_entities"}:
@@ -541,7 +546,7 @@ class BotPsyAgent:
             )
         if call.name == "list_todo_items":
             return self._replies.todo(language, response)
-        return self._replies.done(language, call, resolved.targets, home)
+        return self._replies.done(language, call, resolved.targets, home, now)
 
     # --- confirmation answers --------------------------------------------------------------
 

@@ -7,13 +7,16 @@ question or a "no tool fits" reason, which are the model's own words by design.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.agent.spoken_time import say_when
 from botpsy_agent.fastpath.recognizer import StateQuestion
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.policy import Confirm, Deny
 from tool_schemas.base import Tool
+from tool_schemas.calendar import CreateEvent
 
 MAX_ITEMS_SPOKEN = 8
 OPENING_CLASSES = frozenset({"door", "garage_door", "opening", "window"})
@@ -28,9 +31,17 @@ class Replies:
         names = [home.entities[e].name if e in home.entities else e for e in entity_ids]
         return self.phrases.join(language, names[:MAX_ITEMS_SPOKEN])
 
-    def done(self, language: str, call: Tool, targets: tuple[Entity, ...], home: Home) -> str:
+    def done(
+        self, language: str, call: Tool, targets: tuple[Entity, ...], home: Home, now: datetime
+    ) -> str:
         args = call.model_dump(exclude_none=True, mode="json")
         action = args.get("action")
+        when = ""
+        if isinstance(call, CreateEvent):
+            # The day and time are said back from the executed call: the app may have set
+            # them from the request's words rather than the model's (agent/checks.py).
+            moment = call.start or call.start_date
+            when = say_when(moment, language, now) if moment is not None else ""
         return self.phrases.say(
             language,
             f"done.{call.name}",
@@ -40,6 +51,7 @@ class Replies:
             option=args.get("option", ""),
             summary=args.get("summary", ""),
             item=args.get("item", ""),
+            when=when,
         )
 
     def refused(self, language: str, decision: Deny, home: Home) -> str:
