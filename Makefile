@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 RUN := script/run
 
-.PHONY: env test lint demo eval bench soak lock clean-env
+.PHONY: env test lint demo demo-session eval bench soak lock clean-env
 
 # The tests and the bench run llama.cpp's own server too: script/env builds it for them.
 test bench: export BOTPSY_NEED_SERVER := 1
@@ -20,6 +20,9 @@ lint: env
 
 demo: env
 	@$(RUN) script/demo $(ARGS)
+
+demo-session: env
+	@$(RUN) script/demo-session $(ARGS)
 
 eval: env
 	@$(RUN) script/eval $(ARGS)

@@ -121,6 +121,7 @@ class Conversation:
         )
         self.user, self.via = user, via
         self.conversation_id: str | None = None
+        self.asked = self.answered = 0
 
     def command(self, line: str) -> None:
         """A /command typed at the prompt."""
@@ -145,6 +146,12 @@ class Conversation:
 
     async def ask(self, text: str, *, as_json: bool = False) -> bool:
         """Send one request and print the answer; True if it was answered."""
+        answered = await self._ask(text, as_json=as_json)
+        self.asked += 1
+        self.answered += answered
+        return answered
+
+    async def _ask(self, text: str, *, as_json: bool) -> bool:
         await self.stack.wait_ready()  # at once, unless HA is restarting
         if self.via == "assist" and self.assist is not None:
             result = await self.assist.ask(text, conversation_id=self.conversation_id)
@@ -172,6 +179,7 @@ async def converse(
     *,
     via: str = "mqtt",
     as_json: bool = False,
+    tally: bool = False,
 ) -> int:
     session = Conversation(stack, client, user, via)
     if once is not None:
@@ -184,10 +192,14 @@ async def converse(
         try:
             line = await asyncio.to_thread(input, f"you ({session.user}, {session.via})> ")
         except EOFError:
-            return 0
+            line = "/quit"
         line = line.strip()
         if line in {"/quit", "/exit"}:
-            return 0
+            if not tally:
+                return 0
+            # --tally: a scripted session (script/demo-session) fails if any went unanswered
+            say(f"answered: {session.answered}/{session.asked}")
+            return 0 if session.answered == session.asked else 1
         if line.startswith("/"):
             session.command(line)
         elif line:
@@ -204,7 +216,13 @@ async def main(args: argparse.Namespace) -> int:
             if model.stand_in:
                 say("(stand-in model: requests the fast path does not know get random answers)")
             return await converse(
-                stack, client, args.user, args.once, via=args.via, as_json=args.json
+                stack,
+                client,
+                args.user,
+                args.once,
+                via=args.via,
+                as_json=args.json,
+                tally=args.tally,
             )
         finally:
             await client.close()
@@ -235,6 +253,11 @@ def run() -> None:
     )
     parser.add_argument(
         "--json", action="store_true", help="with --once: print the whole answer as JSON"
+    )
+    parser.add_argument(
+        "--tally",
+        action="store_true",
+        help="at the end, print how many requests were answered; fail if any was not",
     )
     parser.add_argument(
         "--stand-in", action="store_true", help="use the generated stand-in model even when online"

@@ -42,6 +42,8 @@ class Outcome:
     false_actions: list[str] = field(default_factory=list)
     widened: list[str] = field(default_factory=list)
     false_claims: list[str] = field(default_factory=list)
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    """Per turn: what was said back and which calls were decided how (for the report)."""
 
     @property
     def refusal_met(self) -> bool:
@@ -126,6 +128,7 @@ def summarize(
                 "false_actions": o.false_actions,
                 "widened_targets": o.widened,
                 "false_claims": o.false_claims,
+                "turns": o.turns,
             }
             for o in outcomes
             if not o.passed

@@ -104,6 +104,24 @@ def _matches(state: dict[str, Any], expected: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _turn_record(said: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """What a failed case's report shows of one turn. The calls' arguments are the app's own
+    (its audit log redacts them; this report is of a demo home)."""
+    return {
+        "say": said,
+        "status": answer.get("status"),
+        "speech": answer.get("speech"),
+        "error": (answer.get("error") or {}).get("code"),
+        "actions": [
+            {
+                k: action.get(k)
+                for k in ("tool", "arguments", "entity_ids", "decision", "rule", "outcome")
+            }
+            for action in answer.get("actions", [])
+        ],
+    }
+
+
 def _names(states: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
     """Friendly name -> entity ids, for the devices a claim could name."""
     names: dict[str, set[str]] = {}
@@ -149,6 +167,7 @@ class Evaluation:
             conversation = answer.get("conversation_id") or conversation
             outcome.statuses.append(answer["status"])
             outcome.paths.append(answer.get("path", "none"))
+            outcome.turns.append(_turn_record(turn.say, answer))
         await asyncio.sleep(0.2)  # state events settle
         after = await self.home.states()
         readings = Readings(
