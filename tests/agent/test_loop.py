@@ -199,6 +199,39 @@ async def test_refusals_are_honest_and_change_nothing(ha_bridge: HaBridge) -> No
     assert states(ha_bridge) == before
 
 
+async def test_a_second_device_named_gets_a_second_step(ha_bridge: HaBridge) -> None:
+    """The real 1.5B did one of two named actions in its first step, and the turn ended."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [call("turn_on", entity_id=["light.bed_light"])]
+        if request.step == 1:
+            return [call("turn_on", entity_id=["light.kitchen_lights"])]
+        return "Done."
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    text = "turn on the bed light and then the kitchen lights"
+    response = await agent.handle(ask(text, admin(ha_bridge)))
+    assert response.status is Status.DONE, response
+    assert [a.entity_ids for a in response.actions] == [
+        ["light.bed_light"],
+        ["light.kitchen_lights"],
+    ]
+    assert len(planner.requests) == 2  # both named ones done: no third step
+    home = ha_bridge.index.home
+    assert home.state_of("light.bed_light").state == "on"
+    assert home.state_of("light.kitchen_lights").state == "on"
+
+
+async def test_one_device_named_and_done_ends_the_turn(ha_bridge: HaBridge) -> None:
+    planner = ScriptedPlanner(lambda request: [call("turn_on", entity_id=["light.bed_light"])])
+    agent = make_agent(ha_bridge, planner)
+    response = await agent.handle(ask("light up the bed light", admin(ha_bridge)))
+    assert response.status is Status.DONE, response
+    assert len(planner.requests) == 1
+
+
 async def test_the_step_limit_ends_a_loop_that_gets_nowhere(ha_bridge: HaBridge) -> None:
     def choose(request: PlanRequest) -> list[RawCall]:
         return [call("delete_event", calendar_id="calendar.nowhere", uid=f"x{request.step}")]

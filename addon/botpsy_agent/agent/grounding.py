@@ -204,6 +204,28 @@ def named_entities(request: Request, home: Home) -> frozenset[str]:
     )
 
 
+def named_beyond(request: Request, home: Home, touched: Iterable[str]) -> frozenset[str]:
+    """The entities the request names that none of `touched` are, leaving out any whose
+    names are all words of a touched entity's name or place: "the kitchen lights" names the
+    media player called "Kitchen" too, but only as part of the lights' own name."""
+    done = [home.entities[e] for e in touched if e in home.entities]
+    spoken = " ".join(
+        _normalize(name)
+        for entity in done
+        for place in (home.areas.get(entity.area_id or ""), None)
+        for name in ((entity.name, *entity.aliases) if place is None else _place_names(place))
+    )
+    padded = f" {spoken} "
+    return frozenset(
+        e
+        for e in named_entities(request, home) - {t.entity_id for t in done}
+        if not all(
+            f" {_normalize(n)} " in padded
+            for n in (home.entities[e].name, *home.entities[e].aliases)
+        )
+    )
+
+
 def _entity_named(
     entity: Entity, request: Request, home: Home, language: str, *, says_device: bool
 ) -> bool:
