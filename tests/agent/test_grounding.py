@@ -238,6 +238,21 @@ def test_one_light_named_with_its_room_does_not_ground_the_whole_floor() -> None
         assert verdict(text, wide) is grounding.Verdict.ASK
 
 
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # The real 1.5B looked the event up first, and the read was refused: "move the
+        # dentist to 5 pm" names no calendar word and no day.
+        ("move the dentist to 5 pm", call("list_events", period="next_7_days")),
+        ("move it an hour later", call("list_events", period="next_7_days")),
+        ("cancel the piano lesson", call("list_events", period="next_7_days")),
+        ("I bought the milk, cross it off", call("list_todo_items", list_id="todo.shopping_list")),
+    ],
+)
+def test_a_read_that_prepares_an_asked_change_is_grounded(text: str, read: RawCall) -> None:
+    assert verdict(text, read) is grounding.Verdict.GROUNDED
+
+
 def test_ticking_off_a_said_item_names_the_homes_only_list() -> None:
     # The real 1.5B's call for "I already got the milk, tick it off" was asked about.
     tick = call("complete_todo_item", list_id="todo.shopping_list", item="milk")

@@ -13,9 +13,10 @@ request before it can run:
   the call names, a device word with a whole-home word ("all the lights"), a device word in
   the speaker's own room, or a word pointing back at what this conversation last acted on.
 
-Reads need only a request about the home (they change nothing and stay inside the
-principal's scope), and the fast path's calls are grounded by construction (they were
-recognised from the words). An
+Reads need only a request about the home: a device or name of the home, what the read tools
+read (the calendar, a day), or a change that needs the read first ("move the dentist to 5 pm"
+lists the events to find it). They change nothing and stay inside the principal's scope. The
+fast path's calls are grounded by construction (they were recognised from the words). An
 ungrounded action is never executed: when the request has some home intent it becomes a
 question ("Did you want me to turn on the bedroom light?"), otherwise the request gets
 "no tool fits". Tool output (entity names, events, list items) never grounds anything: only
@@ -48,6 +49,12 @@ from tool_schemas.messaging import CompleteTodoItem, RemoveTodoItem
 
 READ_KINDS = ("list_events", "check_free_busy")
 """Tools whose kind words name what a read reads (the others' words name actions)."""
+PREPARED_BY = {
+    "list_events": ("update_event", "delete_event"),
+    "list_todo_items": ("complete_todo_item", "remove_todo_item"),
+}
+"""Reads that a change needs first (an event's uid, an item as listed): a request that asks
+for the change ("move the dentist to 5 pm") asks for the read too."""
 STOPWORDS = frozenset({"the", "a", "an", "of", "my", "our", "s", "and", "in", "on", "to"})
 DEVICE_WORDS = frozenset(w for table in DOMAINS.values() for ws in table.values() for w in ws)
 SPACELESS_LANGUAGES = frozenset({"ko", "ja", "zh"})
@@ -125,7 +132,9 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
     if call.access is not Access.CONTROL:
         # Reads change nothing and stay in scope, but a request about nothing of the home
         # ("what is the capital of France?") gets no answer made of states either.
-        about_home = has_home_intent(request, home, reading=True)
+        about_home = has_home_intent(request, home, reading=True) or _prepares_asked_change(
+            call.name, request
+        )
         return Verdict.GROUNDED if about_home else Verdict.NO_HOME_INTENT
     language = request.base_language if request.base_language in KINDS else "en"
     kind = request.says_any(KINDS[language].get(call.name, ())) or (
@@ -159,6 +168,12 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
         if request.says_any(words.get(name, ())) or (referring and name in request.referent_tools)
     )
     return named or None
+
+
+def _prepares_asked_change(read: str, request: Request) -> bool:
+    language = request.base_language if request.base_language in KINDS else "en"
+    kinds = KINDS[language]
+    return any(request.says_any(kinds.get(change, ())) for change in PREPARED_BY.get(read, ()))
 
 
 def asks_free_busy(request: Request) -> bool:
