@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from botpsy_agent.agent import grounding
-from botpsy_agent.agent.narrowing import narrowed_schemas
+from botpsy_agent.agent.narrowing import listed_uids, narrowed_schemas, with_listed_uids
 from botpsy_agent.agent.offer import Offer, build_offer
 from botpsy_agent.policy import scope
 from devkit.homes import family_home
@@ -105,3 +105,26 @@ def test_am_i_free_keeps_the_free_busy_check_and_not_the_event_list() -> None:
     tools = _narrowed("am I free tomorrow at 3 pm")
     assert "check_free_busy" in tools and "list_events" not in tools
     assert "list_events" in _narrowed("what do we have tomorrow")
+
+
+def test_an_event_uid_comes_only_from_a_listing_this_turn() -> None:
+    """The real 1.5B guessed "piano lesson" as the uid; HA refused it after the user's yes."""
+    schemas = _offer().schemas
+    before = {s["name"] for s in with_listed_uids(schemas, frozenset())}
+    assert "list_events" in before
+    assert not {"update_event", "delete_event"} & before
+    after = {s["name"]: s for s in with_listed_uids(schemas, frozenset({"abc-1", "abc-2"}))}
+    for name in ("update_event", "delete_event"):
+        assert after[name]["parameters"]["properties"]["uid"]["enum"] == ["abc-1", "abc-2"]
+
+
+def test_the_uids_of_a_listing_are_found_in_its_result() -> None:
+    feedback = {
+        "result": {
+            "actions": [
+                {"response": {"calendar.family": {"events": [{"uid": "u1", "summary": "Piano"}]}}}
+            ]
+        }
+    }
+    assert listed_uids(feedback) == {"u1"}
+    assert listed_uids({"result": {"actions": [{"states": []}]}}) == frozenset()

@@ -30,7 +30,7 @@ from botpsy_agent.agent.conversation import (
     ConversationStore,
     PendingConfirmation,
 )
-from botpsy_agent.agent.narrowing import narrowed_schemas
+from botpsy_agent.agent.narrowing import listed_uids, narrowed_schemas, with_listed_uids
 from botpsy_agent.agent.offer import Offer, build_offer
 from botpsy_agent.agent.planner import Planner, PlanRequest
 from botpsy_agent.agent.replies import Replies
@@ -244,9 +244,10 @@ class BotPsyAgent:
         area = home.areas[request.area_id].name if request.area_id in home.areas else None  # type: ignore[index]
         user = {"role": "user", "content": f"{request_context(now, area_name=area)} {request.text}"}
         messages = [*job.conversation.history, user]
-        schemas = narrowed_schemas(offer, self._request_words(job), home)
+        schemas = narrowed_schemas(offer, self._request_words(job), home) or offer.schemas
         made: set[str] = set()
         for step_number in range(self.settings.max_steps):
+            uids = frozenset().union(*(listed_uids(s.feedback) for s in turn.steps))
             try:
                 plan = await self.planner.plan(
                     PlanRequest(
@@ -256,7 +257,7 @@ class BotPsyAgent:
                         request.id,
                         step_number,
                         calls_only=step_number == 0,
-                        schemas=schemas,
+                        schemas=_or_none(with_listed_uids(schemas, uids), offer.schemas),
                     )
                 )
             except (ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp) as err:
@@ -794,6 +795,13 @@ def _assistant_message(calls: tuple[RawCall, ...]) -> dict[str, Any]:
             for c in calls
         ],
     }
+
+
+def _or_none(
+    schemas: tuple[dict[str, Any], ...], whole: tuple[dict[str, Any], ...]
+) -> tuple[dict[str, Any], ...] | None:
+    """None for the offer's own schemas: the planner keeps their grammar ready."""
+    return None if schemas == whole else schemas
 
 
 def _brief(step: _Step) -> dict[str, Any]:

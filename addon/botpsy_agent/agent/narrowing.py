@@ -18,6 +18,11 @@ calls that could run. It only ever removes choices, never adds any:
   the request's own words: a model cannot put "bread" on the list for "butter and cheese",
   nor words planted in a calendar entry into a message.
 
+Per step, an event's uid can only be one a listing in this turn returned
+(`with_listed_uids`): before any listing, moving or deleting an event is not offered, so the
+model looks the event up first instead of guessing a uid that HA refuses after the user's
+"yes".
+
 The prompt still shows the whole offer, so the cached prompt prefix is the same for every
 request.
 """
@@ -116,3 +121,42 @@ def _said_only(schema: dict[str, Any], said: tuple[str, ...]) -> dict[str, Any]:
 def _properties(schema: dict[str, Any]) -> dict[str, Any]:
     properties: dict[str, Any] = schema["parameters"]["properties"]
     return properties
+
+
+UID_TOOLS = ("update_event", "delete_event")
+
+
+def with_listed_uids(
+    schemas: tuple[dict[str, Any], ...], uids: frozenset[str]
+) -> tuple[dict[str, Any], ...]:
+    """The step's schemas with an event's uid limited to those listed this turn; the tools
+    that need one are left out until a listing has returned any."""
+    out: list[dict[str, Any]] = []
+    for schema in schemas:
+        if schema["name"] in UID_TOOLS and "uid" in _properties(schema):
+            if not uids:
+                continue
+            schema = copy.deepcopy(schema)
+            _properties(schema)["uid"]["enum"] = sorted(uids)
+        out.append(schema)
+    return tuple(out)
+
+
+def listed_uids(feedback: Any) -> frozenset[str]:
+    """The uids of the events in a step's result (a listing's `events`)."""
+    found: set[str] = set()
+    stack = [feedback]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            events = item.get("events")
+            if isinstance(events, list):
+                found.update(
+                    e["uid"]
+                    for e in events
+                    if isinstance(e, dict) and isinstance(e.get("uid"), str)
+                )
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return frozenset(found)
