@@ -133,12 +133,12 @@ def with_listed_uids(
     that need one are left out until a listing has returned any."""
     out: list[dict[str, Any]] = []
     for schema in schemas:
-        if schema["name"] in UID_TOOLS and "uid" in _properties(schema):
-            if not uids:
-                continue
-            schema = copy.deepcopy(schema)
-            _properties(schema)["uid"]["enum"] = sorted(uids)
-        out.append(schema)
+        if schema["name"] not in UID_TOOLS or "uid" not in _properties(schema):
+            out.append(schema)
+        elif uids:
+            limited = copy.deepcopy(schema)
+            _properties(limited)["uid"]["enum"] = sorted(uids)
+            out.append(limited)
     return tuple(out)
 
 
