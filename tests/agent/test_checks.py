@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from botpsy_agent.agent.checks import CallProblem, check_call, said_directions
+from botpsy_agent.agent.checks import CallProblem, check_call, corrected_call, said_directions
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.agent.spoken_time import SpokenTime, find_spoken_times, say_when
 from botpsy_agent.home.model import Area, Entity, EntityState, Home
@@ -275,7 +275,7 @@ def test_the_issues_case_tomorrow_at_3_pm_created_today_is_corrected_to_what_was
         "checks.time_mismatch",
         {"when": "Wednesday 2 December at 15:00"},
         at(TOMORROW, 15),
-        said_once=True,
+        settled=True,
     )
     assert check(event(at(TOMORROW, 15)), "add a dentist appointment tomorrow at 3 pm") is None
 
@@ -304,14 +304,14 @@ def test_a_created_event_must_agree_with_the_time_said(
     problem = check(event(wrong), text)
     assert problem is not None and problem.code == "time_mismatch", problem
     assert problem.phrase == "checks.time_mismatch"
-    assert problem.said_once, "one time said: the agent books it without asking"
+    assert problem.settled, "one time said: the agent books it without asking"
 
 
 def test_a_correction_among_two_times_said_is_not_run_unasked() -> None:
     problem = check(event(at(SATURDAY, 9)), "move it from tomorrow at 3 pm to Friday at 5 pm")
     assert problem is not None and problem.code == "time_mismatch", problem
     assert problem.expected == at(FRIDAY, 17)
-    assert not problem.said_once
+    assert not problem.settled
 
 
 def test_an_ambiguous_hour_accepts_either_reading() -> None:
@@ -562,8 +562,61 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
 def test_the_wrong_way_names_the_device() -> None:
     problem = check(light(brightness_pct=0), "it's too dark in the kitchen")
     assert problem == CallProblem(
-        "wrong_direction", "checks.brightness_up", {"targets": "Kitchen light"}
+        "wrong_direction",
+        "checks.brightness_up",
+        {"targets": "Kitchen light"},
+        settled=True,
+        direction=1,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong", "turned"),
+    [
+        # the model's own step, turned round
+        (
+            "dim the kitchen light a little",
+            light(brightness_step_pct=10),
+            {"brightness_step_pct": -10},
+        ),
+        # a value on the wrong side: the default step the way the words said
+        ("it's too dark in the kitchen", light(brightness_pct=0), {"brightness_step_pct": 20}),
+        (
+            "the living room is too warm",
+            tool("set_climate", entity_id=["climate.living_room"], temperature_step=1),
+            {"temperature_step": -1.0},
+        ),
+        (
+            "turn down the kids speaker a bit",
+            tool("set_media", entity_id=["media_player.speaker"], volume_step_pct=15),
+            {"volume_step_pct": -15},
+        ),
+        (
+            "I can't hear the kids speaker at all",
+            tool("set_media", entity_id=["media_player.speaker"], mute=True),
+            {"mute": False},
+        ),
+    ],
+)
+def test_a_call_set_the_wrong_way_is_turned_the_way_the_words_said(
+    text: str, wrong: Tool, turned: dict[str, object]
+) -> None:
+    problem = check(wrong, text)
+    assert problem is not None and problem.code == "wrong_direction", problem
+    assert problem.settled
+    fixed = corrected_call(wrong, problem)
+    assert fixed is not None and fixed.name == wrong.name
+    arguments = fixed.model_dump(exclude_none=True, mode="json")
+    assert {k: arguments.get(k) for k in turned} == turned, arguments
+    assert "brightness_pct" not in arguments and "temperature" not in arguments
+
+
+def test_switching_the_wrong_way_is_asked_not_turned_round() -> None:
+    # An area's "off" turned "on" would start every device there.
+    wrong = tool("turn_off", area_id=["kitchen"])
+    problem = check(wrong, "it's too dark in the kitchen")
+    assert problem is not None and not problem.settled
+    assert corrected_call(wrong, problem) is None
 
 
 @pytest.mark.parametrize(

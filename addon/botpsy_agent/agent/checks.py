@@ -12,6 +12,8 @@ The model is never trusted with facts the request itself fixes. Two kinds are ch
 A call with a problem is never executed as proposed. When the request said one time and the
 model wrote another, the app's reading of the words wins: the call with the time said runs
 (the model only copies the words into a date, and the user hears the time that was booked).
+A light, thermostat or speaker set the wrong way ("dim it" -> brighter) is stepped the way the
+words said instead: the model's own step turned round, or a default step (`STEPS`).
 Anything else is asked: the agent asks the question its `phrase` names
 (translations/<lang>.yaml, `checks.*`), and `expected` carries what the request said, so a
 "yes" can run the corrected call (docs/decisions.md, "checks the code can do").
@@ -54,9 +56,11 @@ class CallProblem:
     expected: datetime | date | None = None
     """For times: what the request said (aware local time, or a day), to build the
     corrected call from."""
-    said_once: bool = False
-    """The request says one time and the correction is exactly it: the user's own words
-    fix the time, so the corrected call may run without a question."""
+    settled: bool = False
+    """The request's own words settle the correction (one time said; a direction said, which
+    a step that way fulfils), so the corrected call may run without a question."""
+    direction: int = 0
+    """For directions: the way the request wants the quantity to move (UP or DOWN)."""
 
 
 def check_call(
@@ -123,7 +127,11 @@ def _check_moment(
         if day_only:
             expected = _day_of(expected)
         return CallProblem(
-            "time_mismatch", "checks.time_mismatch", {"when": when}, expected, len(said) == 1
+            "time_mismatch",
+            "checks.time_mismatch",
+            {"when": when},
+            expected,
+            settled=len(said) == 1,
         )
     if start is not None and start.timestamp() < (now - PAST_GRACE).timestamp():
         return CallProblem(
@@ -492,7 +500,10 @@ def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallPr
     if not wrong:
         return None
     phrase = f"checks.{quantity.value}_{'up' if wanted == UP else 'down'}"
-    return CallProblem("wrong_direction", phrase, {"targets": names})
+    settled = not isinstance(call, TurnOn | TurnOff | Toggle)  # those are asked (_turned)
+    return CallProblem(
+        "wrong_direction", phrase, {"targets": names}, settled=settled, direction=wanted
+    )
 
 
 def _is_wrong(moved: int | None, wanted: int) -> bool:
@@ -608,12 +619,27 @@ def _against_bounds(value: float, low: float, high: float) -> int | None:
     return DOWN if value <= low else UP if value >= high else None
 
 
+STEPS: dict[type[Tool], tuple[str, tuple[str, ...], float]] = {
+    SetLight: ("brightness_step_pct", ("brightness_pct",), 20),
+    SetClimate: ("temperature_step", ("temperature", "hvac_mode"), 1.0),
+    SetMedia: ("volume_step_pct", ("volume_pct",), 10),
+}
+"""Per tool: the step field a corrected call uses, the absolute fields it replaces, and the
+step when the model's own was none (HA's own agent steps volume by 10 too)."""
+
+
 def corrected_call(call: Tool, problem: CallProblem) -> Tool | None:
-    """The call with the time the request said, for a "Did you mean …?" whose yes runs it;
-    None when the problem has no single correction (a wrong direction, a past time)."""
-    expected = problem.expected
-    if problem.code != "time_mismatch" or expected is None:
+    """The call with the time the request said, or moving the way it said; None when the
+    problem has no single correction (a past time, a date that does not exist)."""
+    if problem.code == "wrong_direction":
+        return _turned(call, problem.direction)
+    if problem.code != "time_mismatch" or problem.expected is None:
         return None
+    return _retimed(call, problem.expected)
+
+
+def _retimed(call: Tool, expected: datetime | date) -> Tool | None:
+    """The call at the time the request said."""
     arguments = call.model_dump(exclude_none=True, mode="json")
     if isinstance(call, ListEvents | CheckFreeBusy):
         # A read of the time that was asked about: that day, or an hour from that time.
@@ -633,6 +659,28 @@ def corrected_call(call: Tool, problem: CallProblem) -> Tool | None:
         arguments["start"] = f"{expected.isoformat()}T{str(arguments['start'])[11:16]}"
     elif "start_date" in arguments or "due_date" in arguments:
         arguments["start_date" if "start_date" in arguments else "due_date"] = expected.isoformat()
+    else:
+        return None
+    try:
+        return parse_tool_call(call.name, arguments)
+    except ToolCallError:
+        return None
+
+
+def _turned(call: Tool, wanted: int) -> Tool | None:
+    """A call that moved the wrong way, moving the way the request said: its own step turned
+    round (or the default step) in place of a value on the wrong side. Switching on or off
+    is not turned round: an area's "off" turned "on" would start every device there."""
+    arguments = call.model_dump(exclude_none=True, mode="json")
+    if isinstance(call, SetMedia) and call.mute is not None:
+        arguments["mute"] = wanted == DOWN
+    elif type(call) in STEPS:
+        field, absolute, default = STEPS[type(call)]
+        step = abs(float(arguments.get(field) or 0)) or default
+        for key in (field, *absolute):
+            arguments.pop(key, None)
+        signed = step if wanted == UP else -step
+        arguments[field] = signed if field == "temperature_step" else round(signed)
     else:
         return None
     try:

@@ -455,7 +455,7 @@ class BotPsyAgent:
             service_calls=[describe(a) for a in fixed.actions],
             rule=decision.rule,
         )
-        if isinstance(decision, Allow) and (fixed.call.access is Access.READ or problem.said_once):
+        if isinstance(decision, Allow) and (fixed.call.access is Access.READ or problem.settled):
             return await self._execute(fixed_report, fixed, job)
         if isinstance(decision, Deny):
             return await self._decide(fixed_report, fixed, job, None)
