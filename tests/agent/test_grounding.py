@@ -253,6 +253,14 @@ def test_a_read_that_prepares_an_asked_change_is_grounded(text: str, read: RawCa
     assert verdict(text, read) is grounding.Verdict.GROUNDED
 
 
+def test_a_day_in_a_question_about_the_weather_grounds_no_calendar_read() -> None:
+    # The real 1.5B read the calendar for this one and answered with the day's events.
+    read = call("list_events", period="tomorrow")
+    assert verdict("what will the weather be tomorrow", read) is grounding.Verdict.NO_HOME_INTENT
+    assert verdict("what do we have tomorrow", read) is grounding.Verdict.GROUNDED
+    assert verdict("besok cuaca bagaimana", read, "id") is grounding.Verdict.NO_HOME_INTENT
+
+
 def test_ticking_off_a_said_item_names_the_homes_only_list() -> None:
     # The real 1.5B's call for "I already got the milk, tick it off" was asked about.
     tick = call("complete_todo_item", list_id="todo.shopping_list", item="milk")

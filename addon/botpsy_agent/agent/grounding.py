@@ -35,6 +35,7 @@ import re
 
 from botpsy_agent.agent.grounding_words import (
     DOMAINS,
+    ELSEWHERE,
     EVERYWHERE,
     HERE,
     KINDS,
@@ -176,6 +177,15 @@ def _prepares_asked_change(read: str, request: Request) -> bool:
     return any(request.says_any(kinds.get(change, ())) for change in PREPARED_BY.get(read, ()))
 
 
+def _asks_elsewhere(request: Request, home: Home, language: str) -> bool:
+    """Does the request ask what only the world outside answers (the weather, the news),
+    with nothing in this home of the kind that could?"""
+    return any(
+        request.says_any(words) and not home.by_domain.get(domain)
+        for domain, words in ELSEWHERE.get(language, {}).items()
+    )
+
+
 def asks_free_busy(request: Request) -> bool:
     """Does the request ask whether a time is free ("am I free tomorrow at 3?")?"""
     language = request.base_language if request.base_language in KINDS else "en"
@@ -195,7 +205,7 @@ def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> b
     if any(request.says_any(kinds.get(name, ())) for name in asked):
         return True
     if reading and request.says_any(WHEN.get(language, ())):
-        return True
+        return not _asks_elsewhere(request, home, language)
     if any(request.says_any(words) for words in DOMAINS[language].values()):
         return True
     vocabulary = _vocabulary(home)

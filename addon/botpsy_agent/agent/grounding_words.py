@@ -408,6 +408,21 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
 }
 """First words of a question: a question asks to know, it grounds no action."""
 
+ELSEWHERE: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "en": {
+        "weather": ("weather", "forecast", "rain", "snow", "sunny"),
+        "sensor": ("news", "headlines", "traffic", "stock", "stocks", "score", "scores"),
+    },
+    "ko": {"weather": ("날씨", "일기예보", "비 와", "눈 와"), "sensor": ("뉴스", "교통", "주가")},
+    "id": {
+        "weather": ("cuaca", "prakiraan", "hujan"),
+        "sensor": ("berita", "lalu lintas", "saham"),
+    },
+}
+"""Per language, the domain that could answer it, and words for what only the world outside
+answers ("what will the weather be tomorrow"): a day in such a question does not make it one
+for the calendar, unless the home has an entity of that domain (a weather entity)."""
+
 WHEN: Mapping[str, tuple[str, ...]] = {
     "en": (
         "when",
