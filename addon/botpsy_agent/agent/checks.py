@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from enum import StrEnum
 import re
+from typing import Any
 
 from botpsy_agent.agent.spoken_time import SpokenTime, find_spoken_times, say_when
 from botpsy_agent.home.model import Entity, EntityState, Home
@@ -661,10 +662,7 @@ def _retimed(call: Tool, expected: datetime | date) -> Tool | None:
         arguments["start_date" if "start_date" in arguments else "due_date"] = expected.isoformat()
     else:
         return None
-    try:
-        return parse_tool_call(call.name, arguments)
-    except ToolCallError:
-        return None
+    return _reparsed(call.name, arguments)
 
 
 def _turned(call: Tool, wanted: int) -> Tool | None:
@@ -683,7 +681,12 @@ def _turned(call: Tool, wanted: int) -> Tool | None:
         arguments[field] = signed if field == "temperature_step" else round(signed)
     else:
         return None
+    return _reparsed(call.name, arguments)
+
+
+def _reparsed(name: str, arguments: dict[str, Any]) -> Tool | None:
+    """The corrected call, validated like any other; None if the correction does not fit."""
     try:
-        return parse_tool_call(call.name, arguments)
+        return parse_tool_call(name, arguments)
     except ToolCallError:
         return None
