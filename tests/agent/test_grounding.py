@@ -261,6 +261,27 @@ def test_a_day_in_a_question_about_the_weather_grounds_no_calendar_read() -> Non
     assert verdict("besok cuaca bagaimana", read, "id") is grounding.Verdict.NO_HOME_INTENT
 
 
+@pytest.mark.parametrize(
+    ("text", "added", "more"),
+    [
+        ("we're low on butter and cheese, put both on the shopping list", ["Butter"], True),
+        (
+            "we're low on butter and cheese, put both on the shopping list",
+            ["butter", "cheese"],
+            False,
+        ),
+        ("we need eggs and flour, can you note that", ["eggs"], True),
+        ("add milk, eggs and bread to the list", ["milk", "eggs"], True),
+        ("add milk, eggs and bread to the list", ["milk"], True),
+        ("add milk, eggs and bread to the list", ["milk", "eggs", "bread"], False),
+        ("put butter on the list and turn off the light", ["butter"], False),
+        ("add butter,", ["butter"], False),
+    ],
+)
+def test_items_said_beyond_those_added(text: str, added: list[str], more: bool) -> None:
+    assert grounding.items_beyond(grounding.Request(text, "en"), added) is more
+
+
 def test_ticking_off_a_said_item_names_the_homes_only_list() -> None:
     # The real 1.5B's call for "I already got the milk, tick it off" was asked about.
     tick = call("complete_todo_item", list_id="todo.shopping_list", item="milk")

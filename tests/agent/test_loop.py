@@ -224,6 +224,24 @@ async def test_a_second_device_named_gets_a_second_step(ha_bridge: HaBridge) -> 
     assert home.state_of("light.kitchen_lights").state == "on"
 
 
+async def test_a_second_item_listed_gets_a_second_step(ha_bridge: HaBridge) -> None:
+    """The real 1.5B added "Butter" alone for "butter and cheese"."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        item = ("butter", "cheese")[request.step] if request.step < 2 else None
+        if item is None:
+            return "Done."
+        return [call("add_todo_item", list_id="todo.shopping_list", item=item)]
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    text = "we're low on butter and cheese, put both on the shopping list"
+    response = await agent.handle(ask(text, admin(ha_bridge)))
+    assert response.status is Status.DONE, response
+    assert [a.arguments["item"] for a in response.actions] == ["butter", "cheese"]
+    assert len(planner.requests) == 2
+
+
 async def test_one_device_named_and_done_ends_the_turn(ha_bridge: HaBridge) -> None:
     planner = ScriptedPlanner(lambda request: [call("turn_on", entity_id=["light.bed_light"])])
     agent = make_agent(ha_bridge, planner)

@@ -284,7 +284,7 @@ class BotPsyAgent:
             if any(s.status in _ENDS_TURN for s in steps):
                 return
             if all(s.status is Status.DONE and not s.is_read for s in steps) and not (
-                self._named_untouched(job)
+                self._more_asked(job)
             ):
                 return  # done: the outcome is said from the phrasebook, no extra model step
             messages.append(_assistant_message(plan.calls))
@@ -295,16 +295,24 @@ class BotPsyAgent:
         if not any(s.status is Status.DONE for s in turn.steps):
             turn.status, turn.error = Status.ERROR, self._error(request, "step_limit")
 
-    def _named_untouched(self, job: _Job) -> bool:
-        """Does the request name a device no step has acted on yet? "close the blinds and
-        then switch on the reading lamp": the real 1.5B's first step did only the blinds.
-        Then the model gets another step; its words would still end the turn unspoken.
-        Only what the words name counts, not this conversation's referents ("and in the hall
-        too" points back at the kind of action, not at the last room)."""
+    def _more_asked(self, job: _Job) -> bool:
+        """Does the request name a device no step has acted on yet, or list an item no step
+        has added? "close the blinds and then switch on the reading lamp": the real 1.5B's
+        first step did only the blinds. Then the model gets another step; its words would
+        still end the turn unspoken. Only what the words name counts, not this
+        conversation's referents ("and in the hall too" points back at the kind of action,
+        not at the last room)."""
         request = job.request
         words = grounding.Request(request.text, request.language, speaker_area=request.area_id)
         touched = {e for step in job.turn.steps for e in step.targets}
-        return bool(grounding.named_beyond(words, job.home, touched))
+        added = [
+            str(step.report.arguments.get("item", ""))
+            for step in job.turn.steps
+            if step.report.tool == "add_todo_item"
+        ]
+        return bool(grounding.named_beyond(words, job.home, touched)) or (
+            bool(added) and grounding.items_beyond(words, added)
+        )
 
     async def _run_calls(self, calls: tuple[RawCall, ...], job: _Job) -> list[_Step]:
         steps = []

@@ -251,6 +251,22 @@ def named_beyond(request: Request, home: Home, touched: Iterable[str]) -> frozen
     )
 
 
+def items_beyond(request: Request, added: Iterable[str]) -> bool:
+    """Does the request list more items than were added? "butter and cheese, put both on the
+    list": the real 1.5B added "Butter" alone. An added item followed by "and" or a comma
+    and a word that is no added item (a comma only inside a list) means one is left."""
+    words = [*re.findall(r"[\w'-]+|,", request.text.casefold()), "", ""]
+    done = {w for item in added for w in _normalize(item).split()}
+    for position, word in enumerate(words[:-2]):
+        joiner, following = words[position + 1], words[position + 2]
+        if word not in done or following in done or following in STOPWORDS:
+            continue
+        # "butter and cheese"; "milk, eggs and bread", not "cheese, put both on the list"
+        if joiner == "and" or (joiner == "," and words[position + 3] in {"and", ","}):
+            return True
+    return False
+
+
 def _entity_named(
     entity: Entity, request: Request, home: Home, language: str, *, says_device: bool
 ) -> bool:
