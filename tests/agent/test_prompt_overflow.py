@@ -12,10 +12,10 @@ import pytest
 
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.agent.planner import LlmPlanner
+from botpsy_agent.agent.protocol import Status
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.worker import ModelWorker
 from botpsy_agent.policy import scope
-from botpsy_agent.protocol import Status
 from tests.agent.support import admin, ask, home_policy, make_agent
 from tests.ha_bridge import HaBridge, wait_until
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 import botpsy_agent
-from botpsy_agent.config import (
+from botpsy_agent.app.config import (
     DEFAULT_OPTIONS,
     MODEL_SERVER_FIELDS,
     MQTT_FIELDS,

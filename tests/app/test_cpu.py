@@ -7,9 +7,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from botpsy_agent.config import parse_options
-from botpsy_agent.cpu import cpu_flags, cpu_problem
-from botpsy_agent.startup import StartupError, resolve_model
+from botpsy_agent.app.config import parse_options
+from botpsy_agent.app.cpu import cpu_flags, cpu_problem
+from botpsy_agent.app.startup import StartupError, resolve_model
 
 HASWELL = "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma f16c bmi2 aes\n"
 GEMINI_LAKE = "processor\t: 0\nflags\t\t: fpu sse4_1 sse4_2 aes rdrand\n"

@@ -1,5 +1,5 @@
 """The BotPsy integration on real parts: HA's own `mqtt` integration on a real Mosquitto, and
-the real app runtime (`botpsy_agent.runtime.App`, the tiny GGUF) started in-process against
+the real app runtime (`botpsy_agent.app.runtime.App`, the tiny GGUF) started in-process against
 the same HA (served on loopback, `ha_api`) and the same broker.
 
 `app_runner.start()` starts an app; `botpsy_entry` sets the integration up for it with a
@@ -20,12 +20,12 @@ from homeassistant.core import HomeAssistant, callback
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from botpsy_agent.app.runtime import App, RuntimeConfig
+from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.link.pairing import SECRETS_FILE
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.pairing import SECRETS_FILE
-from botpsy_agent.runtime import App, RuntimeConfig
-from botpsy_agent.supervisor import SupervisorAccess
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.mosquitto import MosquittoBroker

@@ -10,8 +10,8 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from botpsy_agent import __version__
+from botpsy_agent.agent.protocol import ActionReport, AgentRequest, AgentResponse, Outcome, Status
 from botpsy_agent.mqtt import ApiSettings, ModelInfo, MqttService
-from botpsy_agent.protocol import ActionReport, AgentRequest, AgentResponse, Outcome, Status
 from devkit.mosquitto import MosquittoBroker
 from tests.mqtt.agents import ActingAgent, EchoAgent, FailingAgent
 from tests.mqtt.client import ApiClient, subscribed_client

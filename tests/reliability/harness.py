@@ -24,12 +24,12 @@ from homeassistant.core import HomeAssistant
 
 from botpsy_agent.agent.offer import Offer
 from botpsy_agent.agent.planner import PlannerTurn, PlanRequest
+from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import sign
-from botpsy_agent.runtime import App, RuntimeConfig
 from devkit.mosquitto import MosquittoBroker
 from tests.agent.support import HOME_POLICY
 from tests.ha_bridge import wait_until

@@ -33,6 +33,16 @@ from botpsy_agent.agent.conversation import (
 from botpsy_agent.agent.narrowing import narrowed_schemas
 from botpsy_agent.agent.offer import Offer, build_offer
 from botpsy_agent.agent.planner import Planner, PlanRequest
+from botpsy_agent.agent.protocol import (
+    ActionReport,
+    AgentRequest,
+    AgentResponse,
+    ErrorInfo,
+    Outcome,
+    Path,
+    Status,
+    Timings,
+)
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import FastPath
@@ -54,16 +64,6 @@ from botpsy_agent.policy import (
     readable_result,
     scope,
     usable_filter,
-)
-from botpsy_agent.protocol import (
-    ActionReport,
-    AgentRequest,
-    AgentResponse,
-    ErrorInfo,
-    Outcome,
-    Path,
-    Status,
-    Timings,
 )
 from tool_schemas.actions import describe
 from tool_schemas.base import Access, MappingContext, Tool

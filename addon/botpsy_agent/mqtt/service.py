@@ -13,6 +13,7 @@ import contextlib
 import logging
 from typing import Any
 
+from botpsy_agent.agent.protocol import Agent
 from botpsy_agent.mqtt.announce import ModelInfo, discovery_payload, info_payload, tools_payload
 from botpsy_agent.mqtt.auth import Authenticator, UserDirectory, no_users
 from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
@@ -33,7 +34,6 @@ from botpsy_agent.mqtt.signing import (
 )
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import json_payload
-from botpsy_agent.protocol import Agent
 
 _LOGGER = logging.getLogger(__name__)
 ONLINE, OFFLINE = "online", "offline"

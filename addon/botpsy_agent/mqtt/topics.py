@@ -9,7 +9,7 @@ botpsy/<instance>/request           requests, anonymous or signed by an HA user
 botpsy/<instance>/request/<name>    requests of the named MQTT principal <name>
 botpsy/<instance>/response[/…]      answers (or wherever `reply_to` says, under it)
 botpsy/<instance>/command/reload_model   HA's reload button
-botpsy/<instance>/pairing/open      HA's "open pairing window" button (integration_channel.py)
+botpsy/<instance>/pairing/open      HA's "open pairing window" button (`link/channel.py`)
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
 from botpsy_agent.agent.planner import LlmPlanner
 from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.app.health import HealthState
+from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.audit.log import AuditLog, audit_path
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.errors import HaError
@@ -32,8 +34,7 @@ from botpsy_agent.ha.index import EntityIndex
 from botpsy_agent.ha.notices import PersistentNotices
 from botpsy_agent.ha.registries import HaUser as HaUserEntry
 from botpsy_agent.ha.selfcheck import self_check
-from botpsy_agent.health import HealthState
-from botpsy_agent.integration_channel import IntegrationChannel
+from botpsy_agent.link.channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S
 from botpsy_agent.llm.server import ServerSettings
@@ -46,7 +47,6 @@ from botpsy_agent.mqtt.signing import SecretFile
 from botpsy_agent.policy.default import HaUser, default_policy_yaml
 from botpsy_agent.policy.model import Principal
 from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
-from botpsy_agent.supervisor import SupervisorAccess
 
 _LOGGER = logging.getLogger(__name__)
 HA_START_TIMEOUT_S = 30.0
@@ -127,7 +127,7 @@ class App:
         self.agent: BotPsyAgent | None = None
         self.mqtt: MqttService | None = None
         self.integration: IntegrationChannel | None = None
-        """Pairing and permission updates of the HA integration (integration_channel.py)."""
+        """Pairing and permission updates of the HA integration (`link/channel.py`)."""
         self.time_zone: tzinfo = ZoneInfo("UTC")
         self._tasks: list[asyncio.Task[None]] = []
         self._unsubscribe: list[Callable[[], None]] = []

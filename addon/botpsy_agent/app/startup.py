@@ -17,23 +17,23 @@ import signal
 
 import aiohttp
 
-from botpsy_agent.config import LogLevel, OptionsError, Settings, load_app_settings
-from botpsy_agent.cpu import cpu_problem
-from botpsy_agent.ha.client import HaEndpoint
-from botpsy_agent.health import HEALTH_FILE_NAME, RUN_DIR_ENV
-from botpsy_agent.llm.engine import EngineSettings
-from botpsy_agent.llm.server import ServerSettings
-from botpsy_agent.models.download import DownloadError
-from botpsy_agent.models.store import ensure_model, plan_model
-from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
-from botpsy_agent.policy.loader import PolicyError
-from botpsy_agent.runtime import App, RuntimeConfig, StartupProblem
-from botpsy_agent.supervisor import (
+from botpsy_agent.app.config import LogLevel, OptionsError, Settings, load_app_settings
+from botpsy_agent.app.cpu import cpu_problem
+from botpsy_agent.app.health import HEALTH_FILE_NAME, RUN_DIR_ENV
+from botpsy_agent.app.runtime import App, RuntimeConfig, StartupProblem
+from botpsy_agent.app.supervisor import (
     SupervisorAccess,
     SupervisorClient,
     SupervisorError,
     resolve_mqtt,
 )
+from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.llm.server import ServerSettings
+from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
+from botpsy_agent.policy.loader import PolicyError
+from botpsy_agent.weights.download import DownloadError
+from botpsy_agent.weights.store import ensure_model, plan_model
 
 _LOGGER = logging.getLogger("botpsy_agent")
 SNAPSHOT_FOLDER = "snapshots"

@@ -33,12 +33,8 @@ from pathlib import Path
 import time
 from typing import Any, Protocol
 
-from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
-from botpsy_agent.mqtt.ratelimit import RateLimiter
-from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import SecretFile, sign_app_message
-from botpsy_agent.mqtt.wire import json_payload
-from botpsy_agent.pairing import (
+from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.link.pairing import (
     SECRETS_FILE,
     Pairing,
     Revocations,
@@ -46,9 +42,13 @@ from botpsy_agent.pairing import (
     display_code,
     offer_to_home_assistant,
 )
+from botpsy_agent.link.policy_sync import PolicyUpdates
+from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
+from botpsy_agent.mqtt.ratelimit import RateLimiter
+from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
+from botpsy_agent.mqtt.signing import SecretFile, sign_app_message
+from botpsy_agent.mqtt.wire import json_payload
 from botpsy_agent.policy.store import PolicyStore
-from botpsy_agent.policy_sync import PolicyUpdates
-from botpsy_agent.supervisor import SupervisorAccess
 
 _LOGGER = logging.getLogger(__name__)
 _SECURITY = logging.getLogger("botpsy_agent.security")
