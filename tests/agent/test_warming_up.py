@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from botpsy_agent.agent.offer import Offer
-from botpsy_agent.agent.planner import PlannerTurn, PlanRequest
 from botpsy_agent.agent.protocol import Path, Status
+from botpsy_agent.llm.planner import PlannerTurn, PlanRequest
 from botpsy_agent.llm.worker import ModelWarmingUp
 from tests.agent.support import admin, ask, make_agent, states
 from tests.ha_bridge import HaBridge

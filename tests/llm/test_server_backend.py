@@ -16,9 +16,9 @@ import ssl
 import pytest
 
 from botpsy_agent.agent.offer import Offer, build_offer
-from botpsy_agent.agent.planner import LlmPlanner, PlanRequest
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
+from botpsy_agent.llm.planner import LlmPlanner, PlanRequest
 from botpsy_agent.llm.prompt import build_prefix, prefix_tokens, render_prompt
 from botpsy_agent.llm.server import ServerEngine, ServerSettings
 from botpsy_agent.llm.worker import ModelServerDown, ModelWorker, model_stats

@@ -24,9 +24,9 @@ from homeassistant.helpers import area_registry as ar, entity_registry as er
 from homeassistant.util import dt as dt_util
 import pytest
 
-from botpsy_agent.agent.planner import PlannerTurn, PlanRequest
 from botpsy_agent.agent.protocol import Outcome, Status
 from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planner import PlannerTurn, PlanRequest
 from botpsy_agent.policy import Principal
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, user
 from tests.ha_bridge import HaBridge, wait_until

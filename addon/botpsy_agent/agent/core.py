@@ -32,7 +32,6 @@ from botpsy_agent.agent.conversation import (
 )
 from botpsy_agent.agent.narrowing import narrowed_schemas
 from botpsy_agent.agent.offer import Offer, build_offer
-from botpsy_agent.agent.planner import Planner, PlanRequest
 from botpsy_agent.agent.protocol import (
     ActionReport,
     AgentRequest,
@@ -51,6 +50,7 @@ from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
 from botpsy_agent.llm.engine import PromptTooLong
 from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planner import Planner, PlanRequest
 from botpsy_agent.llm.prompt import request_context
 from botpsy_agent.llm.worker import ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp
 from botpsy_agent.policy import (

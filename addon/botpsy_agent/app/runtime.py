@@ -22,7 +22,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
-from botpsy_agent.agent.planner import LlmPlanner
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.app.health import HealthState
 from botpsy_agent.app.supervisor import SupervisorAccess
@@ -36,6 +35,7 @@ from botpsy_agent.ha.registries import HaUser as HaUserEntry
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.link.channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
+from botpsy_agent.llm.planner import LlmPlanner
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
