@@ -16,11 +16,10 @@ from typing import Any
 from homeassistant.util import dt as dt_util
 
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
-from botpsy_agent.agent.offer import Offer
 from botpsy_agent.agent.protocol import AgentRequest
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planner import Planner, PlannerTurn, PlanRequest
+from botpsy_agent.llm.planning import Offer, Planner, PlannerTurn, PlanRequest
 from botpsy_agent.policy import Policy, Principal, parse_policy
 from tests.ha_bridge import HaBridge
 

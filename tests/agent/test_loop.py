@@ -12,7 +12,7 @@ from homeassistant.util import dt as dt_util
 from botpsy_agent.agent.core import AgentSettings
 from botpsy_agent.agent.protocol import Outcome, Path, Status
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planner import PlannerTurn, PlanRequest
+from botpsy_agent.llm.planning import PlannerTurn, PlanRequest
 from botpsy_agent.policy import Principal
 from tests.agent.support import (
     ScriptedPlanner,

@@ -22,12 +22,11 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 
-from botpsy_agent.agent.offer import Offer
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planner import PlannerTurn, PlanRequest
+from botpsy_agent.llm.planning import Offer, PlannerTurn, PlanRequest
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import sign
 from devkit.mosquitto import MosquittoBroker

@@ -26,7 +26,7 @@ import pytest
 
 from botpsy_agent.agent.protocol import Outcome, Status
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planner import PlannerTurn, PlanRequest
+from botpsy_agent.llm.planning import PlannerTurn, PlanRequest
 from botpsy_agent.policy import Principal
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, user
 from tests.ha_bridge import HaBridge, wait_until

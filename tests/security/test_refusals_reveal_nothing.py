@@ -8,7 +8,7 @@ import json
 
 from botpsy_agent.agent.protocol import Status
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planner import PlanRequest
+from botpsy_agent.llm.planning import PlanRequest
 from botpsy_agent.policy import Principal
 from tests.agent.support import ScriptedPlanner, ask, call, make_agent
 from tests.ha_bridge import HaBridge

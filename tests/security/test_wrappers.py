@@ -15,7 +15,7 @@ import pytest
 from botpsy_agent.agent.protocol import Status
 from botpsy_agent.home.model import Entity
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planner import PlanRequest
+from botpsy_agent.llm.planning import PlanRequest
 from botpsy_agent.policy import Principal, may_read, parse_policy, readable_result
 from tests.agent.support import ScriptedPlanner, ask, call, make_agent, states
 from tests.ha_bridge import HaBridge, wait_until

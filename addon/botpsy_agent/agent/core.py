@@ -31,7 +31,7 @@ from botpsy_agent.agent.conversation import (
     PendingConfirmation,
 )
 from botpsy_agent.agent.narrowing import narrowed_schemas
-from botpsy_agent.agent.offer import Offer, build_offer
+from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.agent.protocol import (
     ActionReport,
     AgentRequest,
@@ -48,11 +48,15 @@ from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.ha.executor import ExecutionKey
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
-from botpsy_agent.llm.engine import PromptTooLong
-from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planner import Planner, PlanRequest
-from botpsy_agent.llm.prompt import request_context
-from botpsy_agent.llm.worker import ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp
+from botpsy_agent.llm.planning import (
+    Offer,
+    PlanError,
+    PlanFailure,
+    Planner,
+    PlanRequest,
+    RawCall,
+    request_context,
+)
 from botpsy_agent.policy import (
     Allow,
     Confirm,
@@ -259,12 +263,8 @@ class BotPsyAgent:
                         schemas=schemas,
                     )
                 )
-            except (ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp) as err:
+            except PlanError as err:
                 turn.status, turn.error = self._model_failure(request, err)
-                return
-            except PromptTooLong as err:  # a clear code, never `internal`
-                _LOGGER.error("Request %s: %s (context_length option)", request.id, err)  # noqa: TRY400
-                turn.status, turn.error = Status.ERROR, self._error(request, err.code)
                 return
             turn.timings.model_ms += plan.model_ms
             said = {json.dumps([c.name, c.arguments], sort_keys=True) for c in plan.calls}
@@ -712,19 +712,22 @@ class BotPsyAgent:
             timings=turn.timings,
         )
 
-    def _model_failure(self, request: AgentRequest, err: Exception) -> tuple[Status, ErrorInfo]:
+    def _model_failure(self, request: AgentRequest, err: PlanError) -> tuple[Status, ErrorInfo]:
         """The answer when the model cannot take the request: busy, too slow, not loaded,
-        or warming up (said with the progress and an estimate)."""
-        if isinstance(err, ModelWarmingUp):
-            seconds = max(1, round(err.eta_s))
-            speech = self._phrases.say(
-                request.language, "errors.warming_up", percent=err.percent, seconds=seconds
-            )
-            return Status.WARMING_UP, ErrorInfo("warming_up", speech)
-        if isinstance(err, ModelBusy):
-            return Status.BUSY, self._error(request, "busy")
-        code = "timeout" if isinstance(err, ModelTimeout) else "model_unavailable"
-        return Status.ERROR, self._error(request, code)
+        too long a prompt (a clear code, never `internal`), or warming up (said with the
+        progress and an estimate)."""
+        match err.failure:
+            case PlanFailure.WARMING_UP:
+                seconds = max(1, round(err.eta_s))
+                speech = self._phrases.say(
+                    request.language, "errors.warming_up", percent=err.percent, seconds=seconds
+                )
+                return Status.WARMING_UP, ErrorInfo(err.failure.value, speech)
+            case PlanFailure.BUSY:
+                return Status.BUSY, self._error(request, err.failure.value)
+            case PlanFailure.PROMPT_TOO_LONG:
+                _LOGGER.error("Request %s: %s (context_length option)", request.id, err)
+        return Status.ERROR, self._error(request, err.failure.value)
 
     def _error(self, request: AgentRequest, code: str) -> ErrorInfo:
         return ErrorInfo(code, self._phrases.say(request.language, f"errors.{code}"))
