@@ -20,7 +20,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from botpsy_agent.app.config import OptionsError, Settings, load_app_settings
 from botpsy_agent.app.cpu import cpu_problem
-from botpsy_agent.app.startup import StartupError, resolve_broker
+from botpsy_agent.app.startup import ResolveError, resolve_broker
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.llm.model_info import ModelFileError, read_model_info
@@ -65,7 +65,7 @@ async def _mqtt(settings: Settings, environ: Mapping[str, str]) -> Check:
     try:
         async with aiohttp.ClientSession() as session:
             broker = await resolve_broker(settings, session, environ)
-    except StartupError as err:
+    except ResolveError as err:
         return Check(
             "MQTT",
             False,

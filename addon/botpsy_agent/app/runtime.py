@@ -31,7 +31,7 @@ from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.executor import Executor
 from botpsy_agent.ha.index import EntityIndex
 from botpsy_agent.ha.notices import PersistentNotices
-from botpsy_agent.ha.registries import HaUser as HaUserEntry
+from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.link.channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
@@ -40,11 +40,11 @@ from botpsy_agent.llm.routing import PROBE_INTERVAL_S
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
 from botpsy_agent.llm.worker import ModelWorker, model_stats
-from botpsy_agent.mqtt.announce import ModelInfo
+from botpsy_agent.mqtt.announce import AnnouncedModel
 from botpsy_agent.mqtt.service import MqttService
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import SecretFile
-from botpsy_agent.policy.default import HaUser, default_policy_yaml
+from botpsy_agent.policy.default import DefaultPolicyUser, default_policy_yaml
 from botpsy_agent.policy.model import Principal
 from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
 
@@ -323,7 +323,7 @@ class App:
                 checked,
             )
         if self.mqtt is not None:
-            self.mqtt.set_model(ModelInfo(info.path.name, info.quant, info.architecture))
+            self.mqtt.set_model(AnnouncedModel(info.path.name, info.quant, info.architecture))
         self.health.update(model_loaded=True)
         self._problem("model", None)
         self._listing_changed()
@@ -397,7 +397,7 @@ class App:
         users = self.index.users
         return [u.user_id for u in users] if users else None
 
-    def _user(self, user_id: str) -> HaUserEntry | None:
+    def _user(self, user_id: str) -> HaUser | None:
         return next((u for u in self.index.users if u.user_id == user_id), None)
 
     def _ensure_policy_file(self) -> None:
@@ -405,7 +405,7 @@ class App:
         if path.exists():
             return
         users = [
-            HaUser(u.user_id, u.name, u.is_admin)
+            DefaultPolicyUser(u.user_id, u.name, u.is_admin)
             for u in self.index.users
             if u.is_active and not u.system_generated
         ]
