@@ -22,13 +22,12 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.app.supervisor import SupervisorAccess
-from botpsy_agent.ha.client import HaEndpoint
-from botpsy_agent.link.pairing import SECRETS_FILE
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.mosquitto import MosquittoBroker
+from tests.app_runtime import runtime_config, write_app_files
 from tests.ha_home import HaHome
 from tests.ha_mqtt import set_up_ha_mqtt, wait_for
 from tests.ha_server import HomeAssistantApiServer
@@ -124,14 +123,14 @@ class AppRunner:
         supervisor: SupervisorAccess | None = None,
         api: ApiSettings | None = None,
     ) -> RuntimeConfig:
-        return RuntimeConfig(
-            ha=HaEndpoint.from_base_url(self.ha_api.url, self.ha_api.token),
-            broker=BrokerSettings(
+        return runtime_config(
+            self.ha_api,
+            self.broker,
+            self.folder,
+            broker_settings=BrokerSettings(
                 host=self.broker.host, port=self.broker.port, client_id=f"botpsy-{INSTANCE}"
             ),
             api=api or ApiSettings(instance=INSTANCE),
-            policy_file=self.policy_file,
-            data_dir=self.data_dir,
             model=EngineSettings(self.model_file, context_length=16384) if model else None,
             # Random weights may wander through all their tokens: a bounded wait, whose
             # timeout is an answer too.
@@ -149,11 +148,8 @@ class AppRunner:
         api: ApiSettings | None = None,
     ) -> App:
         """A running app; `secret` is in its secrets file already (as after pairing)."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        if not self.policy_file.exists():
-            self.policy_file.write_text(POLICY.format(minji=self.home.users["Min-ji"]))
-        if secret is not None:
-            (self.data_dir / SECRETS_FILE).write_text(f"{secret}  # test\n")
+        policy = POLICY.format(minji=self.home.users["Min-ji"])
+        write_app_files(self.folder, policy=policy, secret=secret)
         app = App(self.config(model=model, supervisor=supervisor, api=api))
         await app.start()
         self.running.append(app)
