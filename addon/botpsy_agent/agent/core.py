@@ -36,6 +36,7 @@ from botpsy_agent.agent.protocol import (
     ActionReport,
     AgentRequest,
     AgentResponse,
+    Decision,
     ErrorInfo,
     Outcome,
     Path,
@@ -45,7 +46,7 @@ from botpsy_agent.agent.protocol import (
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import FastPath
-from botpsy_agent.ha.executor import ExecutionKey
+from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
 from botpsy_agent.llm.planning import (
@@ -78,23 +79,8 @@ _LOGGER = logging.getLogger(__name__)
 RECENT_S = 24 * 3600.0
 
 
-class ExecutionLike(Protocol):
-    """What the executor reports (see `botpsy_agent.ha.executor.Execution`)."""
-
-    @property
-    def status(self) -> Any: ...
-
-    @property
-    def error(self) -> ErrorInfo | None: ...
-
-    @property
-    def outcomes(self) -> tuple[Any, ...]: ...
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
 class ActionRunner(Protocol):
-    async def execute(self, key: ExecutionKey, resolved: ResolvedCall) -> ExecutionLike: ...
+    async def execute(self, key: ExecutionKey, resolved: ResolvedCall) -> Execution: ...
 
 
 @dataclass(frozen=True)
@@ -303,7 +289,7 @@ class BotPsyAgent:
                 report = ActionReport(
                     raw.name,
                     dict(raw.arguments),
-                    decision="none",
+                    decision=Decision.NONE,
                     outcome=Outcome.FAILED,
                     error=ErrorInfo(err.code, err.message),
                 )
@@ -356,7 +342,7 @@ class BotPsyAgent:
                 home, call, MappingContext(now), usable_filter(policy, request.principal, call, now)
             )
         except ResolutionError as err:
-            report.decision, report.outcome = "none", Outcome.FAILED
+            report.decision, report.outcome = Decision.NONE, Outcome.FAILED
             report.error = ErrorInfo(err.code, err.message)
             speech = self._phrases.say(language, "refused.unknown_target")
             return _Step(
@@ -379,7 +365,7 @@ class BotPsyAgent:
         report.rule = decision.rule
         if isinstance(decision, Deny):
             # The service calls were computed from the entity's state: a refusal shows none.
-            report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.decision, report.outcome = Decision.DENY, Outcome.REFUSED
             report.service_calls = []
             report.error = ErrorInfo(decision.reason.value, decision.message)
             return _Step(
@@ -398,7 +384,7 @@ class BotPsyAgent:
         if verdict is grounding.Verdict.UNRELATED:
             # Not worth a question ("cancel the piano lesson" -> close the blinds): the model
             # is told the call does not fit the request and may choose again.
-            report.decision, report.outcome = "none", Outcome.FAILED
+            report.decision, report.outcome = Decision.NONE, Outcome.FAILED
             report.error = ErrorInfo("not_asked", "the request did not ask for this")
             return _Step(report, Status.ERROR, "", {"error": {"code": "not_asked"}})
         if verdict is grounding.Verdict.ASK and isinstance(decision, Allow):
@@ -431,7 +417,7 @@ class BotPsyAgent:
             except ResolutionError:
                 fixed = None
         if fixed is None:
-            report.decision, report.outcome = "none", Outcome.PLANNED
+            report.decision, report.outcome = Decision.NONE, Outcome.PLANNED
             return _Step(report, Status.NEEDS_CLARIFICATION, speech, {"asked": speech})
         decision = authorize(job.policy, request.principal, fixed, job.now)
         fixed_report = ActionReport(
@@ -459,7 +445,7 @@ class BotPsyAgent:
     ) -> _Step:
         """Keep exactly this call until its principal says yes; ask the question."""
         request, call, language = job.request, resolved.call, job.language
-        report.decision, report.outcome = "confirm", Outcome.PENDING_CONFIRMATION
+        report.decision, report.outcome = Decision.CONFIRM, Outcome.PENDING_CONFIRMATION
         report.rule = decision.rule
         if not request.dry_run:
             job.conversation.pending = PendingConfirmation(
@@ -483,7 +469,7 @@ class BotPsyAgent:
     def _no_tool_fits(self, report: ActionReport, language: str, reason: str) -> _Step:
         # The reason is the model's text: kept in the report, never spoken (it could claim
         # something happened).
-        report.outcome, report.decision = Outcome.REFUSED, "none"
+        report.outcome, report.decision = Outcome.REFUSED, Decision.NONE
         speech = self._phrases.say(language, "refused.no_tool_fits")
         return _Step(report, Status.REFUSED, speech, {"refused": reason})
 
@@ -491,7 +477,7 @@ class BotPsyAgent:
         self, report: ActionReport, resolved: ResolvedCall, job: _Job, sequence: str | None = None
     ) -> _Step:
         request, turn, call, language = job.request, job.turn, resolved.call, job.language
-        report.decision = "allow"
+        report.decision = Decision.ALLOW
         is_read = call.access is Access.READ
         if request.dry_run:
             report.outcome = Outcome.PLANNED
@@ -506,8 +492,7 @@ class BotPsyAgent:
         execution = await self._executor.execute(key, resolved)
         turn.timings.ha_ms += (time.monotonic() - started) * 1000
         report.result = readable_result(execution.to_json(), job.readable)
-        status = str(getattr(execution.status, "value", execution.status))
-        if status != "done":
+        if execution.status is not ActionStatus.DONE:
             error = execution.error or ErrorInfo("outcome_unknown", "HA did not answer in time")
             report.outcome, report.error = Outcome.FAILED, error
             speech = self._phrases.say(language, "errors.ha_error", message=error.message)
@@ -526,7 +511,7 @@ class BotPsyAgent:
         )
 
     def _speech_for(
-        self, language: str, resolved: ResolvedCall, execution: ExecutionLike, home: Home
+        self, language: str, resolved: ResolvedCall, execution: Execution, home: Home
     ) -> str:
         call = resolved.call
         if call.name in {"get_state", "list_entities"}:
@@ -615,7 +600,7 @@ class BotPsyAgent:
         decision = authorize(policy, request.principal, resolved, now)
         report.rule = decision.rule
         if isinstance(decision, Deny):
-            report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.decision, report.outcome = Decision.DENY, Outcome.REFUSED
             report.service_calls = []  # computed from state: a refusal shows none
             report.error = ErrorInfo(decision.reason.value, decision.message)
             turn.steps.append(
@@ -658,7 +643,8 @@ class BotPsyAgent:
         calls = [
             s
             for s in turn.steps
-            if s.report.decision != "none" or s.report.tool in {"ask_user", "no_tool_fits"}
+            if s.report.decision is not Decision.NONE
+            or s.report.tool in {"ask_user", "no_tool_fits"}
         ]
         if calls:
             messages.append(
