@@ -95,6 +95,7 @@ class Timings:
     model_ms: float = 0.0
     ha_ms: float = 0.0
     total_ms: float = 0.0
+    """From the front door's receipt of the request to its answer (`mqtt/dispatch.py`)."""
 
 
 @dataclass
