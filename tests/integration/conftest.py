@@ -31,25 +31,19 @@ from tests.app_runtime import runtime_config, write_app_files
 from tests.ha_home import HaHome
 from tests.ha_mqtt import set_up_ha_mqtt, wait_for
 from tests.ha_server import HomeAssistantApiServer
+from tests.policy.policies import HOUSEHOLD_AND_GROUPS, NO_LOCKS_FOR_USERS
 
 INSTANCE = "test"
 SECRET = "integration-test-secret-0123456789abcdef"
-POLICY = """\
+POLICY = (
+    """\
 # BotPsy permissions for the integration tests.
 version: 1
 confirm: [locks, alarm_panels, entrance_covers, messages_outside_household, calendar_deletes]
-household: ["notify.mobile_app_*"]
-groups:
-  admin:
-    ignore_exposure: true
-    rules:
-      - allow: [read, control]
-  users:
-    rules:
-      - allow: [read, control]
-      - id: no-locks-for-users
-        deny: control
-        domains: [lock]
+"""
+    + HOUSEHOLD_AND_GROUPS
+    + NO_LOCKS_FOR_USERS
+    + """\
 users:
   - id: {minji}
     name: Min-ji
@@ -64,6 +58,7 @@ mqtt:
       - allow: [read, control]
         areas: [kitchen]
 """
+)
 
 
 @pytest.fixture(autouse=True)
