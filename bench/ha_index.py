@@ -14,7 +14,6 @@ import time
 import tracemalloc
 from typing import Any
 
-from botpsy_agent.ha.names import resolve
 from botpsy_agent.ha.registries import HaData, build_entity, build_home
 from botpsy_agent.home.listing import render_listing
 
@@ -143,13 +142,6 @@ def run() -> dict[str, Any]:
     listing = render_listing(home, home.entities)
     listing_ms = (time.perf_counter() - started) * 1e3
 
-    started = time.perf_counter()
-    resolve(home, "thing 1234")  # first call normalises every name of this snapshot
-    first_resolve_ms = (time.perf_counter() - started) * 1e3
-    started = time.perf_counter()
-    resolve(home, "lights on floor 2")
-    resolve_ms = (time.perf_counter() - started) * 1e3
-
     return {
         "entities": len(home.entities),
         "areas": len(home.areas),
@@ -161,6 +153,4 @@ def run() -> dict[str, Any]:
         "state_change_entity_rebuild_us": round(state_change_us, 1),
         "render_listing_ms": round(listing_ms, 1),
         "listing_kib": round(len(listing.encode()) / 1024, 1),
-        "resolve_first_ms": round(first_resolve_ms, 1),
-        "resolve_ms": round(resolve_ms, 1),
     }

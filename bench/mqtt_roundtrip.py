@@ -27,9 +27,9 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from bench.stats import percentile
+from botpsy_agent.agent.protocol import AgentRequest, AgentResponse, Path as AnswerPath, Status
 from botpsy_agent.mqtt import ApiSettings, BrokerSettings, MqttService
 from botpsy_agent.mqtt.connection import send_at_once
-from botpsy_agent.protocol import AgentRequest, AgentResponse, Path as AnswerPath, Status
 from devkit.mosquitto import MosquittoBroker
 
 INSTANCE = "bench"

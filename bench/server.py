@@ -32,10 +32,11 @@ from typing import Any
 
 from bench import machine
 from bench.stats import percentile
-from botpsy_agent.agent.offer import Offer, build_offer
+from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.backend import Engine
 from botpsy_agent.llm.engine import Completion, EngineSettings, LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
+from botpsy_agent.llm.planning import Offer
 from botpsy_agent.llm.prompt import build_prefix, render_prompt, request_context
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.worker import ModelWorker

@@ -25,9 +25,9 @@ from typing import Any
 
 import aiohttp
 
-from botpsy_agent.config import DEFAULT_OPTIONS, ModelChoice as Quant, parse_options
-from botpsy_agent.models.catalog import CATALOG, HUGGING_FACE_BASE_URL
-from botpsy_agent.models.store import ensure_model, plan_model
+from botpsy_agent.app.config import DEFAULT_OPTIONS, ModelChoice as Quant, parse_options
+from botpsy_agent.weights.catalog import CATALOG, HUGGING_FACE_BASE_URL
+from botpsy_agent.weights.store import ensure_model, plan_model
 from demo.assist import AssistClient, show_assist
 from demo.client import WARM_UP_RETRY_S, AgentClient
 from demo.stack import (

@@ -18,11 +18,11 @@ import time
 import aiohttp
 
 from botpsy_agent.agent.core import AgentSettings
+from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.link.pairing import display_code
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.pairing import display_code
-from botpsy_agent.runtime import App, RuntimeConfig
 from demo.home_setup import (
     DemoAccounts,
     add_botpsy_integration,

@@ -83,7 +83,7 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
-    from botpsy_agent.startup import serve
+    from botpsy_agent.app.startup import serve
 
     logging.basicConfig(
         level=logging.INFO,
@@ -96,7 +96,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _doctor(args: argparse.Namespace) -> int:
     import asyncio
 
-    from botpsy_agent.doctor import doctor
+    from botpsy_agent.app.doctor import doctor
 
     return asyncio.run(doctor(args.options))
 
@@ -104,8 +104,8 @@ def _doctor(args: argparse.Namespace) -> int:
 def _models(args: argparse.Namespace) -> int:
     import os
 
-    from botpsy_agent.config import OptionsError, load_app_settings
-    from botpsy_agent.models.store import other_models, plan_model, remove_other_models
+    from botpsy_agent.app.config import OptionsError, load_app_settings
+    from botpsy_agent.weights.store import other_models, plan_model, remove_other_models
 
     try:
         settings = load_app_settings(args.options, os.environ)
@@ -129,7 +129,7 @@ def _models(args: argparse.Namespace) -> int:
 
 
 def _health(args: argparse.Namespace) -> int:
-    from botpsy_agent.health import MAX_AGE_S, check_health, default_health_path
+    from botpsy_agent.app.health import MAX_AGE_S, check_health, default_health_path
 
     verdict = check_health(
         args.file or default_health_path(),

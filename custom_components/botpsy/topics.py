@@ -19,8 +19,9 @@ class AgentTopics:
 
     @property
     def device_id(self) -> str:
-        """The identifier of the app's own MQTT-discovery device (`botpsy_<instance>`)."""
-        return f"{BASE_TOPIC}_{self.instance}"
+        """The identifier of the app's own MQTT-discovery device (`botpsy_<instance>`, with
+        `-` written `_` as the app writes it)."""
+        return f"{BASE_TOPIC}_{self.instance.replace('-', '_')}"
 
     @property
     def status(self) -> str:

@@ -16,30 +16,21 @@ from typing import Any
 from homeassistant.util import dt as dt_util
 
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
-from botpsy_agent.agent.offer import Offer
-from botpsy_agent.agent.planner import Planner, PlannerTurn, PlanRequest
+from botpsy_agent.agent.protocol import AgentRequest
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import Offer, Planner, PlannerTurn, PlanRequest
 from botpsy_agent.policy import Policy, Principal, parse_policy
-from botpsy_agent.protocol import AgentRequest
 from tests.ha_bridge import HaBridge
+from tests.policy.policies import HOUSEHOLD_AND_GROUPS, NO_LOCKS_FOR_USERS
 
 _REQUEST_IDS = itertools.count(1)
 
-HOME_POLICY = """
-version: 1
-household: ["notify.mobile_app_*"]
-groups:
-  admin:
-    ignore_exposure: true
-    rules:
-      - allow: [read, control]
-  users:
-    rules:
-      - allow: [read, control]
-      - id: no-locks-for-users
-        deny: control
-        domains: [lock]
+HOME_POLICY = (
+    "\nversion: 1\n"
+    + HOUSEHOLD_AND_GROUPS
+    + NO_LOCKS_FOR_USERS
+    + """\
 mqtt:
   kids-tablet:
     rules:
@@ -47,6 +38,7 @@ mqtt:
         allow: [read, control]
         areas: [kids_room]
 """
+)
 
 
 def home_policy() -> Policy:

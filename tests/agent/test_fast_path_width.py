@@ -13,6 +13,7 @@ from homeassistant.util.unit_system import US_CUSTOMARY_SYSTEM
 import pytest
 import yaml
 
+from botpsy_agent.agent.protocol import Path, Status
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import (
@@ -24,7 +25,6 @@ from botpsy_agent.fastpath.recognizer import (
 )
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.policy import Principal, parse_policy
-from botpsy_agent.protocol import Path, Status
 from tests.agent.support import admin, ask, make_agent, states
 from tests.ha_bridge import HaBridge, wait_until
 

@@ -10,10 +10,10 @@ from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 
 from botpsy_agent.agent.core import AgentSettings
-from botpsy_agent.agent.planner import PlannerTurn, PlanRequest
+from botpsy_agent.agent.protocol import Outcome, Path, Status
 from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import PlannerTurn, PlanRequest
 from botpsy_agent.policy import Principal
-from botpsy_agent.protocol import Outcome, Path, Status
 from tests.agent.support import (
     ScriptedPlanner,
     admin,

@@ -8,7 +8,8 @@ from typing import Any
 
 from botpsy_agent.agent import grounding
 from botpsy_agent.agent.narrowing import listed_uids, narrowed_schemas, with_listed_uids
-from botpsy_agent.agent.offer import Offer, build_offer
+from botpsy_agent.agent.offer import build_offer
+from botpsy_agent.llm.planning import Offer
 from botpsy_agent.policy import scope
 from devkit.homes import family_home
 from tests.policy.policies import admin, family_policy

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import pytest
 
-from botpsy_agent.agent.offer import Offer
-from botpsy_agent.agent.planner import PlannerTurn, PlanRequest
-from botpsy_agent.llm.worker import ModelWarmingUp
-from botpsy_agent.protocol import Path, Status
+from botpsy_agent.agent.protocol import Path, Status
+from botpsy_agent.llm.planning import Offer, PlanError, PlanFailure, PlannerTurn, PlanRequest
 from tests.agent.support import admin, ask, make_agent, states
 from tests.ha_bridge import HaBridge
 
 
 class WarmingPlanner:
-    """The worker's answer while a prefix build outlasts the request's wait for it."""
+    """The planner's answer while a prefix build outlasts the request's wait for it."""
 
     async def plan(self, request: PlanRequest) -> PlannerTurn:
-        raise ModelWarmingUp(percent=40, eta_s=31.4)
+        raise PlanError(PlanFailure.WARMING_UP, "warming up", percent=40, eta_s=31.4)
 
     def prepare(self, offer: Offer) -> None:
         pass

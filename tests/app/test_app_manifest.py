@@ -16,11 +16,12 @@ import pytest
 import yaml
 
 import botpsy_agent
-from botpsy_agent.config import (
+from botpsy_agent.app.config import (
     DEFAULT_OPTIONS,
     MODEL_SERVER_FIELDS,
     MQTT_FIELDS,
     OPTIONAL_OPTIONS,
+    OptionsError,
     parse_options,
 )
 from tests.app.app_rules import (
@@ -264,3 +265,53 @@ def test_store_images_and_the_apparmor_profile() -> None:
     assert re.search(r"^profile botpsy flags=", apparmor, re.MULTILINE)  # named after the slug
     assert "/config/** rwk," in apparmor
     assert "/share/** r," in apparmor
+
+
+def _edges(element: str) -> tuple[list[Any], list[Any]]:
+    """Values config.yaml's schema element admits at its edges, and values just past them."""
+    parsed = parse_element(element)
+    if parsed.kind == "int" and parsed.low is not None and parsed.high is not None:
+        return [int(parsed.low), int(parsed.high)], [int(parsed.low) - 1, int(parsed.high) + 1]
+    if parsed.kind == "list":
+        return list(parsed.choices), ["none-of-these"]
+    if parsed.kind == "match":
+        return [], ["not/matching!"]
+    return [], []
+
+
+def _bounded(schema: dict[str, Any]) -> list[tuple[tuple[str, ...], str]]:
+    found = []
+    for key, element in schema.items():
+        if isinstance(element, dict):
+            found += [((key, k), e) for k, e in element.items() if isinstance(e, str)]
+        elif isinstance(element, str):
+            found.append(((key,), element))
+    # Optional options have no default in options.json, so they are left out here.
+    return [(p, e) for p, e in found if not e.endswith("?") and any(_edges(e))]
+
+
+def test_the_app_refuses_what_the_supervisor_would_refuse(config: dict[str, Any]) -> None:
+    """Each bounded option, at its edges and just past them: the app's own parser agrees
+    with the schema in config.yaml (the Supervisor checks the UI; options.json may be
+    written by hand or by an older schema)."""
+    bounded = _bounded(config["schema"])
+    assert len(bounded) >= 8, bounded  # context_length, thinking_budget, model, rate_limits, …
+    for path, element in bounded:
+        good, bad = _edges(element)
+        for value, admitted in [(v, True) for v in good] + [(v, False) for v in bad]:
+            options = json.loads(json.dumps(config["options"]))
+            *parents, last = path
+            target = options
+            for parent in parents:
+                target = target.setdefault(parent, {})
+            if path[0] == "rate_limits":  # the app's own rule: per_principal <= global
+                target.update({"per_principal": 1, "global": 6000})
+            target[last] = value
+            if (path[0], value) == ("model", "custom"):
+                continue  # needs a custom_model, which options.json's defaults cannot hold
+            assert (options_problems(options, config["schema"]) == []) is admitted, (path, value)
+            if admitted:
+                parse_options(options)
+            else:
+                with pytest.raises(OptionsError, match=re.escape(path[-1])):
+                    parse_options(options)

@@ -7,9 +7,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from botpsy_agent.config import parse_options
-from botpsy_agent.cpu import cpu_flags, cpu_problem
-from botpsy_agent.startup import StartupError, resolve_model
+from botpsy_agent.app.config import parse_options
+from botpsy_agent.app.cpu import cpu_flags, cpu_problem
+from botpsy_agent.app.startup import ResolveError, resolve_model
 
 HASWELL = "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma f16c bmi2 aes\n"
 GEMINI_LAKE = "processor\t: 0\nflags\t\t: fpu sse4_1 sse4_2 aes rdrand\n"
@@ -42,7 +42,7 @@ async def test_start_up_stops_on_such_a_cpu_before_downloading_anything(tmp_path
     )
     lacking = cpu_problem("x86_64", GEMINI_LAKE)
     async with aiohttp.ClientSession() as session:  # nothing may be asked of the network
-        with pytest.raises(StartupError) as err:
+        with pytest.raises(ResolveError) as err:
             await resolve_model(settings, session, cpu_check=lambda: lacking)
     assert err.value.lines == (f"model: {lacking}",)
     assert not (tmp_path / "config").exists()  # no models folder, no download begun

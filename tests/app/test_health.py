@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from botpsy_agent.health import HealthState, check_health
+from botpsy_agent.app.health import HealthState, check_health
 from tests.ha_bridge import wait_until
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from botpsy_agent.config import DEFAULT_OPTIONS, OptionsError, parse_options
-from botpsy_agent.models import DownloadError, download_file, ensure_model, plan_model
+from botpsy_agent.app.config import DEFAULT_OPTIONS, OptionsError, parse_options
+from botpsy_agent.weights import DownloadError, download_file, ensure_model, plan_model
 from devkit.model_host import ModelHostStandIn
 from tests.app.model_host import NAME
 
@@ -63,7 +63,7 @@ async def test_a_present_file_is_hashed_once_then_trusted_by_size_and_time(
     (models / NAME).write_bytes(gguf_bytes)
     plan = plan_model(parse_options(options(offline=True)).model, models)
     hashed: list[Path] = []
-    from botpsy_agent.models import store
+    from botpsy_agent.weights import store
 
     real = store.sha256_of
 

@@ -18,8 +18,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from botpsy_agent.config import DEFAULT_OPTIONS, ModelChoice, ModelSettings, parse_options
-from botpsy_agent.models import (
+from botpsy_agent.app.config import DEFAULT_OPTIONS, ModelChoice, ModelSettings, parse_options
+from botpsy_agent.weights import (
     CATALOG,
     DownloadError,
     download_file,

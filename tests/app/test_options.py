@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent.config import (
+from botpsy_agent.app.config import (
     DEFAULT_OPTIONS,
     LogLevel,
     ModelChoice,
@@ -18,7 +18,7 @@ from botpsy_agent.config import (
     load_settings,
     parse_options,
 )
-from botpsy_agent.startup import model_server_settings
+from botpsy_agent.app.startup import model_server_settings
 
 
 def options(**changes: Any) -> dict[str, Any]:

@@ -14,11 +14,10 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent import spake2
-from botpsy_agent.integration_channel import PAIRING_MESSAGES_PER_MINUTE, IntegrationChannel
-from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import SecretFile, sign
-from botpsy_agent.pairing import (
+from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.link import spake2
+from botpsy_agent.link.channel import PAIRING_MESSAGES_PER_MINUTE, IntegrationChannel
+from botpsy_agent.link.pairing import (
     MAX_PAIRED_SECRETS,
     MAX_SESSIONS_PER_WINDOW,
     SUPERVISOR_LABEL,
@@ -31,9 +30,10 @@ from botpsy_agent.pairing import (
     normalize_code,
     offer_to_home_assistant,
 )
+from botpsy_agent.link.policy_sync import PolicyUpdates
+from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
+from botpsy_agent.mqtt.signing import SecretFile, sign
 from botpsy_agent.policy.store import PolicyStore
-from botpsy_agent.policy_sync import PolicyUpdates
-from botpsy_agent.supervisor import SupervisorAccess
 from devkit.mosquitto import MosquittoBroker
 from devkit.supervisor import SupervisorStandIn
 from tests.ha_mqtt import wait_for

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from botpsy_agent.link.policy_sync import PolicyUpdates, merge_update, replace_top_level
 from botpsy_agent.mqtt.signing import StaticSecrets, sign
 from botpsy_agent.policy.store import PolicyStore
-from botpsy_agent.policy_sync import PolicyUpdates, merge_update, replace_top_level
 
 SECRET = "policy-sync-test-secret-0123456789"
 MINJI = "0d4c5e6f7a8b9c0d1e2f3a4b5c6d7e8f"

@@ -11,7 +11,7 @@ import signal
 
 from homeassistant.core import HomeAssistant
 
-from botpsy_agent.health import check_health
+from botpsy_agent.app.health import check_health
 from devkit.mosquitto import MosquittoBroker
 from tests.app_process import app_options, app_process
 from tests.ha_bridge import wait_until

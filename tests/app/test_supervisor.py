@@ -8,15 +8,15 @@ import logging
 import aiohttp
 import pytest
 
-from botpsy_agent.config import MqttOverride, Secret, parse_options
-from botpsy_agent.mqtt.settings import MqttVersion, TlsSettings
-from botpsy_agent.startup import resolve_broker
-from botpsy_agent.supervisor import (
+from botpsy_agent.app.config import MqttOverride, Secret, parse_options
+from botpsy_agent.app.startup import resolve_broker
+from botpsy_agent.app.supervisor import (
     SupervisorClient,
     SupervisorError,
     describe_broker,
     resolve_mqtt,
 )
+from botpsy_agent.mqtt.settings import MqttVersion, TlsSettings
 from devkit.mosquitto import free_port
 from devkit.supervisor import MqttServiceData, SupervisorStandIn
 

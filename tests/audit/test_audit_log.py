@@ -10,12 +10,7 @@ from pathlib import Path
 import pytest
 
 from botpsy_agent.__main__ import main
-from botpsy_agent.audit.log import AuditLog, rotated_paths
-from botpsy_agent.audit.read import AuditFilter, AuditReader, format_record, parse_when
-from botpsy_agent.audit.records import redact
-from botpsy_agent.mqtt.door_audit import Refusal
-from botpsy_agent.policy import Principal
-from botpsy_agent.protocol import (
+from botpsy_agent.agent.protocol import (
     ActionReport,
     AgentRequest,
     AgentResponse,
@@ -24,6 +19,11 @@ from botpsy_agent.protocol import (
     Path as AnswerPath,
     Status,
 )
+from botpsy_agent.audit.log import AuditLog, rotated_paths
+from botpsy_agent.audit.read import AuditFilter, AuditReader, format_record, parse_when
+from botpsy_agent.audit.records import redact
+from botpsy_agent.mqtt.door_audit import Refusal
+from botpsy_agent.policy import Principal
 
 SECRET_TEXT = "tell grandma the door code is 4711"
 START = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)

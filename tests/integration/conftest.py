@@ -1,5 +1,5 @@
 """The BotPsy integration on real parts: HA's own `mqtt` integration on a real Mosquitto, and
-the real app runtime (`botpsy_agent.runtime.App`, the tiny GGUF) started in-process against
+the real app runtime (`botpsy_agent.app.runtime.App`, the tiny GGUF) started in-process against
 the same HA (served on loopback, `ha_api`) and the same broker.
 
 `app_runner.start()` starts an app; `botpsy_entry` sets the integration up for it with a
@@ -20,37 +20,30 @@ from homeassistant.core import HomeAssistant, callback
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.app.runtime import App, RuntimeConfig
+from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.pairing import SECRETS_FILE
-from botpsy_agent.runtime import App, RuntimeConfig
-from botpsy_agent.supervisor import SupervisorAccess
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.mosquitto import MosquittoBroker
+from tests.app_runtime import runtime_config, write_app_files
 from tests.ha_home import HaHome
 from tests.ha_mqtt import set_up_ha_mqtt, wait_for
 from tests.ha_server import HomeAssistantApiServer
+from tests.policy.policies import HOUSEHOLD_AND_GROUPS, NO_LOCKS_FOR_USERS
 
 INSTANCE = "test"
 SECRET = "integration-test-secret-0123456789abcdef"
-POLICY = """\
+POLICY = (
+    """\
 # BotPsy permissions for the integration tests.
 version: 1
 confirm: [locks, alarm_panels, entrance_covers, messages_outside_household, calendar_deletes]
-household: ["notify.mobile_app_*"]
-groups:
-  admin:
-    ignore_exposure: true
-    rules:
-      - allow: [read, control]
-  users:
-    rules:
-      - allow: [read, control]
-      - id: no-locks-for-users
-        deny: control
-        domains: [lock]
+"""
+    + HOUSEHOLD_AND_GROUPS
+    + NO_LOCKS_FOR_USERS
+    + """\
 users:
   - id: {minji}
     name: Min-ji
@@ -65,6 +58,7 @@ mqtt:
       - allow: [read, control]
         areas: [kitchen]
 """
+)
 
 
 @pytest.fixture(autouse=True)
@@ -124,14 +118,14 @@ class AppRunner:
         supervisor: SupervisorAccess | None = None,
         api: ApiSettings | None = None,
     ) -> RuntimeConfig:
-        return RuntimeConfig(
-            ha=HaEndpoint.from_base_url(self.ha_api.url, self.ha_api.token),
-            broker=BrokerSettings(
+        return runtime_config(
+            self.ha_api,
+            self.broker,
+            self.folder,
+            broker_settings=BrokerSettings(
                 host=self.broker.host, port=self.broker.port, client_id=f"botpsy-{INSTANCE}"
             ),
             api=api or ApiSettings(instance=INSTANCE),
-            policy_file=self.policy_file,
-            data_dir=self.data_dir,
             model=EngineSettings(self.model_file, context_length=16384) if model else None,
             # Random weights may wander through all their tokens: a bounded wait, whose
             # timeout is an answer too.
@@ -149,11 +143,8 @@ class AppRunner:
         api: ApiSettings | None = None,
     ) -> App:
         """A running app; `secret` is in its secrets file already (as after pairing)."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        if not self.policy_file.exists():
-            self.policy_file.write_text(POLICY.format(minji=self.home.users["Min-ji"]))
-        if secret is not None:
-            (self.data_dir / SECRETS_FILE).write_text(f"{secret}  # test\n")
+        policy = POLICY.format(minji=self.home.users["Min-ji"])
+        write_app_files(self.folder, policy=policy, secret=secret)
         app = App(self.config(model=model, supervisor=supervisor, api=api))
         await app.start()
         self.running.append(app)

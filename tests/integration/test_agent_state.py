@@ -11,7 +11,7 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import issue_registry as ir
 import pytest
 
-from botpsy_agent.mqtt.announce import ModelInfo
+from botpsy_agent.mqtt.announce import AnnouncedModel
 from custom_components.botpsy.const import DOMAIN
 from custom_components.botpsy.link import AgentLink
 from tests.ha_home import HaHome
@@ -80,7 +80,7 @@ async def test_an_app_without_a_model_is_a_repair_issue_until_it_has_one(
     assert issue is not None and issue.severity is ir.IssueSeverity.WARNING
     # The model loads (what the runtime does when its worker is ready).
     assert app.mqtt is not None
-    app.mqtt.set_model(ModelInfo("BotPsy-0.8B-Q8_0.gguf", "Q8_0", "qwen35"))
+    app.mqtt.set_model(AnnouncedModel("BotPsy-0.8B-Q8_0.gguf", "Q8_0", "qwen35"))
     await wait_for(lambda: issue_registry.async_get_issue(DOMAIN, issue_id) is None, "no issue")
     assert entry.runtime_data.model == "BotPsy-0.8B-Q8_0.gguf"
 

@@ -21,9 +21,9 @@ from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.link.pairing import fingerprint
 from botpsy_agent.mqtt.signing import SecretFile
-from botpsy_agent.pairing import fingerprint
-from botpsy_agent.supervisor import SupervisorAccess
 from custom_components.botpsy.const import (
     CONF_APP_SLUG,
     CONF_INSTANCE,
@@ -199,7 +199,7 @@ async def test_pairing_with_an_app_that_stopped_or_refuses(
     flow_id = (await start_user_flow(hass))["flow_id"]
     result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
     # The app's pairing sessions expire at once: it answers the confirmation "unknown session".
-    monkeypatch.setattr("botpsy_agent.pairing.SESSION_TTL_S", -1.0)
+    monkeypatch.setattr("botpsy_agent.link.pairing.SESSION_TTL_S", -1.0)
     result = await configure(hass, flow_id, {CONF_PAIRING_CODE: await pairing_code(hass)})
     assert result["errors"] == {"base": "pairing_failed"}
     # The app stops: nobody answers.

@@ -126,5 +126,5 @@ def test_the_package_stands_alone() -> None:
 
 
 def test_the_pairing_arithmetic_is_the_apps() -> None:
-    app = (ROOT / "addon" / "botpsy_agent" / "spake2.py").read_text()
+    app = (ROOT / "addon" / "botpsy_agent" / "link" / "spake2.py").read_text()
     assert (PACKAGE / "spake2.py").read_text() == app

@@ -17,7 +17,7 @@ from homeassistant.data_entry_flow import FlowResultType
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from botpsy_agent import spake2 as app_spake2
+from botpsy_agent.link import spake2 as app_spake2
 from custom_components.botpsy import spake2 as ha_spake2
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_PAIRING_CODE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.pairing import PairingError, async_pair

@@ -8,7 +8,7 @@ from typing import Any
 from homeassistant.helpers import intent
 import pytest
 
-from botpsy_agent.protocol import ActionReport, AgentResponse, ErrorInfo, Outcome, Status
+from botpsy_agent.agent.protocol import ActionReport, AgentResponse, ErrorInfo, Outcome, Status
 from custom_components.botpsy.answers import answer_for
 from custom_components.botpsy.permissions import BoundsError, form_from_rules, rules_from_form
 

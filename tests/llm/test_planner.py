@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from botpsy_agent.agent.offer import build_offer
-from botpsy_agent.agent.planner import LlmPlanner, PlanRequest
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.planner import LlmPlanner
+from botpsy_agent.llm.planning import PlanRequest
 from botpsy_agent.llm.worker import ModelWorker
 from botpsy_agent.policy import scope
 from devkit.homes import family_home
@@ -45,6 +46,18 @@ async def test_a_plan_is_calls_or_text_with_thinking_on_or_off(
     planner = LlmPlanner(worker, max_tokens=200, thinking_budget=thinking_budget)
     messages = ({"role": "user", "content": "turn on my light"},)
     turn = await planner.plan(PlanRequest(offer, messages, "en", "r1", 0))
-    assert turn.calls or turn.text or turn.truncated
+    # A first step is calls only (the grammar admits no text), each a tool of the offer;
+    # only output cut off at max_tokens may hold none.
+    assert turn.model_ms > 0
+    assert turn.text == "", turn
+    assert turn.calls or turn.truncated, turn
+    assert {call.name for call in turn.calls} <= set(offer.tool_names), turn
+    if not turn.truncated:
+        assert turn.problems == (), turn
+    # A later step may answer in text; a thought never shows in it.
+    later = await planner.plan(PlanRequest(offer, messages, "en", "r1", 1, calls_only=False))
+    assert later.calls or later.text or later.truncated, later
+    assert {call.name for call in later.calls} <= set(offer.tool_names), later
+    assert "<think>" not in later.text and "</think>" not in later.text, later
     assert all(call.name in offer.tool_names for call in turn.calls)
     assert turn.model_ms > 0

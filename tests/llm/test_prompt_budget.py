@@ -69,7 +69,7 @@ def test_each_added_entity_costs_at_most_twelve_tokens(qwen: QwenTokens) -> None
 
 
 def test_a_250_entity_home_fits_the_default_context(qwen: QwenTokens) -> None:
-    from botpsy_agent.config import DEFAULT_OPTIONS
+    from botpsy_agent.app.config import DEFAULT_OPTIONS
 
     _, whole = qwen.prefix(generated_home(250))
     room_for_a_request = 1024  # a request, a few steps and the answer's tokens

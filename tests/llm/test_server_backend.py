@@ -15,10 +15,11 @@ import ssl
 
 import pytest
 
-from botpsy_agent.agent.offer import Offer, build_offer
-from botpsy_agent.agent.planner import LlmPlanner, PlanRequest
+from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
+from botpsy_agent.llm.planner import LlmPlanner
+from botpsy_agent.llm.planning import Offer, PlanError, PlanFailure, PlanRequest
 from botpsy_agent.llm.prompt import build_prefix, prefix_tokens, render_prompt
 from botpsy_agent.llm.server import ServerEngine, ServerSettings
 from botpsy_agent.llm.worker import ModelServerDown, ModelWorker, model_stats
@@ -182,8 +183,10 @@ async def test_without_a_local_model_a_dead_server_is_a_clear_error(
         workers,
         ModelWorker(None, server=ServerSettings(f"http://127.0.0.1:{free_port()}", timeout_s=2)),
     )
-    with pytest.raises(ModelServerDown, match="model server is down"):
+    with pytest.raises(PlanError, match="model server is down") as failed:
         await LlmPlanner(worker).plan(request("turn on the kitchen light", "r1"))
+    assert failed.value.failure is PlanFailure.UNAVAILABLE
+    assert isinstance(failed.value.__cause__, ModelServerDown)
     assert ModelServerDown.code == "model_server_down"
     assert model_stats(worker)["model_engine"] is None
 

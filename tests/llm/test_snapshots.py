@@ -9,8 +9,9 @@ import time
 
 import numpy as np
 
-from botpsy_agent.agent.offer import Offer, build_offer
+from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.planning import Offer
 from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens, render_prompt
 from botpsy_agent.llm.snapshots import SUFFIX, PrefixCache, Snapshot, SnapshotStore
 from botpsy_agent.policy import scope

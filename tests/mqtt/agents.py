@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from botpsy_agent.protocol import (
+from botpsy_agent.agent.protocol import (
     ActionReport,
     AgentRequest,
     AgentResponse,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from botpsy_agent.agent.protocol import Agent
 from botpsy_agent.mqtt import ApiSettings, BrokerSettings, MqttService
-from botpsy_agent.protocol import Agent
 from devkit.mosquitto import MosquittoBroker, TlsFiles
 from tests.mqtt.client import ApiClient, subscribed_client
 from tests.mqtt.pki import ThrowawayPki

@@ -10,8 +10,8 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from botpsy_agent import __version__
-from botpsy_agent.mqtt import ApiSettings, ModelInfo, MqttService
-from botpsy_agent.protocol import ActionReport, AgentRequest, AgentResponse, Outcome, Status
+from botpsy_agent.agent.protocol import ActionReport, AgentRequest, AgentResponse, Outcome, Status
+from botpsy_agent.mqtt import AnnouncedModel, ApiSettings, MqttService
 from devkit.mosquitto import MosquittoBroker
 from tests.mqtt.agents import ActingAgent, EchoAgent, FailingAgent
 from tests.mqtt.client import ApiClient, subscribed_client
@@ -173,7 +173,7 @@ async def test_events_report_executed_planned_and_refused_actions(
 async def test_status_info_tools_are_retained_and_stopping_says_offline(
     mosquitto: MosquittoBroker, start_service: StartService
 ) -> None:
-    model = ModelInfo("BotPsy-0.8B-Q4_K_M.gguf", "Q4_K_M", "qwen35")
+    model = AnnouncedModel("BotPsy-0.8B-Q4_K_M.gguf", "Q4_K_M", "qwen35")
     service = await start_service(EchoAgent(), plain_settings(mosquitto), model=model)
     # This client subscribes after everything was announced.
     async with subscribed_client(
@@ -246,7 +246,7 @@ async def test_the_reload_button_calls_back_and_republishes_info(
 
     async def reload_model() -> None:  # what the app's model loader will do
         presses.append("pressed")
-        service[0].set_model(ModelInfo("reloaded.gguf", "Q8_0", "qwen35"))
+        service[0].set_model(AnnouncedModel("reloaded.gguf", "Q8_0", "qwen35"))
 
     started = await start_service(
         EchoAgent(),

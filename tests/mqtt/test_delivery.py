@@ -5,8 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
+from homeassistant.core import HomeAssistant
+
 from botpsy_agent.mqtt import ApiSettings
+from botpsy_agent.policy import parse_policy
 from devkit.mosquitto import MosquittoBroker
+from tests.agent.support import make_agent
+from tests.ha_bridge import HaBridge, wait_until
 from tests.mqtt.agents import ActingAgent, GatedAgent
 from tests.mqtt.client import ApiClient
 from tests.mqtt.conftest import INSTANCE, ROOT, StartService, plain_settings
@@ -171,3 +176,41 @@ async def test_stopping_answers_what_still_runs_and_says_offline(
     assert all(a["status"] == "busy" and a["error"]["code"] == "shutting_down" for a in answers)
     assert (await client.expect(f"{ROOT}/status")).payload == b"offline"
     assert agent.executions == 0
+
+
+PANELS_POLICY = """
+version: 1
+mqtt:
+  kitchen-panel:
+    rules:
+      - allow: [read, control]
+        areas: [kitchen]
+  hallway-panel:
+    rules:
+      - allow: [read, control]
+        areas: [kitchen]
+"""
+
+
+async def test_another_principals_id_space_is_its_own_down_to_ha(
+    hass: HomeAssistant,
+    ha_bridge: HaBridge,
+    mosquitto: MosquittoBroker,
+    start_service: StartService,
+    client: ApiClient,
+) -> None:
+    """The same id from two principals runs twice in HA: the real agent and executor, not
+    a counting double (the executor once cached by the bare id)."""
+    policy = parse_policy(PANELS_POLICY, "panels.yaml")
+    await start_service(make_agent(ha_bridge, policy=policy), plain_settings(mosquitto))
+    kitchen = "light.kitchen_lights"
+
+    client.publish(f"{REQUEST}/kitchen-panel", {"id": "d1", "text": "turn off the kitchen lights"})
+    first = await client.response(f"{RESPONSE}/kitchen-panel", "d1")
+    assert [a["outcome"] for a in first["actions"]] == ["executed"], first
+    await wait_until(lambda: ha_bridge.index.home.state_of(kitchen).state == "off", 5)
+
+    client.publish(f"{REQUEST}/hallway-panel", {"id": "d1", "text": "turn on the kitchen lights"})
+    second = await client.response(f"{RESPONSE}/hallway-panel", "d1")
+    assert [a["outcome"] for a in second["actions"]] == ["executed"], second
+    await wait_until(lambda: ha_bridge.index.home.state_of(kitchen).state == "on", 5)

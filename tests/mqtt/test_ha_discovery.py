@@ -12,7 +12,7 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 import pytest
 
-from botpsy_agent.mqtt import ModelInfo
+from botpsy_agent.mqtt import AnnouncedModel
 from devkit.mosquitto import MosquittoBroker
 from tests.ha_mqtt import ha_subscribe, set_up_ha_mqtt, wait_for
 from tests.mqtt.agents import EchoAgent
@@ -55,7 +55,7 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
     service = await start_service(
         EchoAgent(),
         plain_settings(mosquitto),
-        model=ModelInfo("BotPsy-0.8B-Q4_K_M.gguf", "Q4_K_M", "qwen35"),
+        model=AnnouncedModel("BotPsy-0.8B-Q4_K_M.gguf", "Q4_K_M", "qwen35"),
         on_reload_model=reload_model,
     )
     devices = dr.async_get(hass)

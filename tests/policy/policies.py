@@ -1,4 +1,5 @@
-"""Policies used by the policy tests (inline YAML, as people would write them)."""
+"""Policies used by the tests (inline YAML, as people would write them), and the start they
+share (`HOUSEHOLD_AND_GROUPS`, used by tests/agent/support.py and tests/integration too)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ TEEN = "7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e"
 ADMIN = "a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0"
 PARENT = "b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1"
 
-FAMILY_POLICY = f"""
-version: 1
+HOUSEHOLD_AND_GROUPS = """\
 household: ["notify.mobile_app_*"]
 groups:
   admin:
@@ -21,6 +21,21 @@ groups:
   users:
     rules:
       - allow: [read, control]
+"""
+"""The start most test policies share: the household's phones, and admins and users who may
+read and control everything exposed (each policy then adds its own)."""
+
+NO_LOCKS_FOR_USERS = """\
+      - id: no-locks-for-users
+        deny: control
+        domains: [lock]
+"""
+"""A rule for the `users` group after HOUSEHOLD_AND_GROUPS: no control of locks."""
+
+FAMILY_POLICY = (
+    "\nversion: 1\n"
+    + HOUSEHOLD_AND_GROUPS
+    + f"""\
 users:
   - id: {CHILD}
     name: Sam
@@ -66,6 +81,7 @@ mqtt:
         allow: [read, control]
         areas: [kitchen]
 """
+)
 
 
 def family_policy() -> Policy:

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from botpsy_agent.policy import PolicyError, parse_policy
-from botpsy_agent.policy.default import HaUser, default_policy_yaml
+from botpsy_agent.policy.default import DefaultPolicyUser, default_policy_yaml
 from botpsy_agent.policy.model import Principal
 from botpsy_agent.policy.store import PolicyStore
 from tests.policy.policies import CHILD, FAMILY_POLICY
@@ -188,7 +188,7 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_default_policy_is_valid_and_denies_mqtt_and_anonymous() -> None:
-    users = [HaUser("a" * 32, "Ann", True), HaUser("b" * 32, "Bo", False)]
+    users = [DefaultPolicyUser("a" * 32, "Ann", True), DefaultPolicyUser("b" * 32, "Bo", False)]
     text = default_policy_yaml(users)
     policy = parse_policy(text, "default.yaml", known_user_ids=[u.id for u in users])
     assert policy.rules_for(Principal.anonymous()).rules == ()

@@ -22,16 +22,15 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 
-from botpsy_agent.agent.offer import Offer
-from botpsy_agent.agent.planner import PlannerTurn, PlanRequest
-from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import Offer, PlannerTurn, PlanRequest
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import sign
-from botpsy_agent.runtime import App, RuntimeConfig
 from devkit.mosquitto import MosquittoBroker
 from tests.agent.support import HOME_POLICY
+from tests.app_runtime import runtime_config, write_app_files
 from tests.ha_bridge import wait_until
 from tests.ha_server import HomeAssistantApiServer
 
@@ -53,23 +52,17 @@ def app_config(
     **overrides: Any,
 ) -> RuntimeConfig:
     """A config for the app on this HA and broker, its files under `folder`."""
-    data_dir = folder / "data"
-    data_dir.mkdir(parents=True, exist_ok=True)
-    (data_dir / "integration_secrets").write_text(SECRET + "\n")
-    policy = folder / "policy.yaml"
-    if not policy.exists():
-        policy.write_text(HOME_POLICY)
+    write_app_files(folder, policy=HOME_POLICY, secret=SECRET, label="reliability")
     engine = None
     if model is not None:
         engine = EngineSettings(model, context_length=16384, batch_size=512, threads=2)
-    return RuntimeConfig(
-        ha=HaEndpoint.from_base_url(ha_api.url, ha_api.token),
-        broker=broker_settings or BrokerSettings(host=broker.host, port=broker.port),
+    return runtime_config(
+        ha_api,
+        broker,
+        folder,
+        broker_settings=broker_settings,
         api=api or ApiSettings(instance=INSTANCE, languages=("en",)),
-        policy_file=policy,
-        data_dir=data_dir,
         model=engine,
-        health_file=folder / "run" / "health.json",
         **overrides,
     )
 

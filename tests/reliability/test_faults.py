@@ -20,11 +20,11 @@ from homeassistant.core import Event, HomeAssistant, ServiceCall
 from homeassistant.setup import async_setup_component
 import pytest
 
+from botpsy_agent.app.health import HealthState, check_health
+from botpsy_agent.app.runtime import App, StartupProblem
 from botpsy_agent.audit.read import AuditReader
-from botpsy_agent.health import HealthState, check_health
 from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.worker import Job, ModelTimeout, ModelUnavailable
-from botpsy_agent.runtime import App, StartupProblem
 from devkit.mosquitto import MosquittoBroker
 from tests.agent.support import call
 from tests.ha_bridge import wait_until

@@ -7,10 +7,10 @@ from __future__ import annotations
 from homeassistant.core import HomeAssistant
 import pytest
 
-from botpsy_agent.agent.planner import PlanRequest
+from botpsy_agent.agent.protocol import Status
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.protocol import Status
+from botpsy_agent.llm.planning import PlanRequest
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
 from tests.ha_bridge import HaBridge
 from tests.reliability.harness import changed, home_states

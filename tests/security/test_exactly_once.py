@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from homeassistant.core import HomeAssistant
 
-from botpsy_agent.agent.planner import PlanRequest
+from botpsy_agent.agent.protocol import Outcome
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.protocol import Outcome
+from botpsy_agent.llm.planning import PlanRequest
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, user
 from tests.ha_bridge import HaBridge, wait_until
 

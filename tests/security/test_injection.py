@@ -24,10 +24,10 @@ from homeassistant.helpers import area_registry as ar, entity_registry as er
 from homeassistant.util import dt as dt_util
 import pytest
 
-from botpsy_agent.agent.planner import PlannerTurn, PlanRequest
+from botpsy_agent.agent.protocol import Outcome, Status
 from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import PlannerTurn, PlanRequest
 from botpsy_agent.policy import Principal
-from botpsy_agent.protocol import Outcome, Status
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, user
 from tests.ha_bridge import HaBridge, wait_until
 from tests.reliability.harness import changed, home_states

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from botpsy_agent.agent.planner import PlanRequest
+from botpsy_agent.agent.protocol import Status
 from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import PlanRequest
 from botpsy_agent.policy import Principal
-from botpsy_agent.protocol import Status
 from tests.agent.support import ScriptedPlanner, ask, call, make_agent
 from tests.ha_bridge import HaBridge
 

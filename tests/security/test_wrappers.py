@@ -12,11 +12,11 @@ from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 import pytest
 
-from botpsy_agent.agent.planner import PlanRequest
+from botpsy_agent.agent.protocol import Status
 from botpsy_agent.home.model import Entity
 from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import PlanRequest
 from botpsy_agent.policy import Principal, may_read, parse_policy, readable_result
-from botpsy_agent.protocol import Status
 from tests.agent.support import ScriptedPlanner, ask, call, make_agent, states
 from tests.ha_bridge import HaBridge, wait_until
 

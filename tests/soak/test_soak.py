@@ -27,7 +27,7 @@ import pytest
 
 from bench import machine
 from bench.soak_report import memory_trend, write_report
-from botpsy_agent.health import check_health
+from botpsy_agent.app.health import check_health
 from devkit.mosquitto import MosquittoBroker
 from tests.app_process import app_options, app_process
 from tests.ha_bridge import wait_until

@@ -31,18 +31,33 @@ from botpsy_agent.agent.conversation import (
     PendingConfirmation,
 )
 from botpsy_agent.agent.narrowing import listed_uids, narrowed_schemas, with_listed_uids
-from botpsy_agent.agent.offer import Offer, build_offer
-from botpsy_agent.agent.planner import Planner, PlanRequest
+from botpsy_agent.agent.offer import build_offer
+from botpsy_agent.agent.protocol import (
+    ActionReport,
+    AgentRequest,
+    AgentResponse,
+    Decision,
+    ErrorInfo,
+    Outcome,
+    Path,
+    Status,
+    Timings,
+)
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import FastPath
-from botpsy_agent.ha.executor import ExecutionKey
+from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
-from botpsy_agent.llm.engine import PromptTooLong
-from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.prompt import request_context
-from botpsy_agent.llm.worker import ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp
+from botpsy_agent.llm.planning import (
+    Offer,
+    PlanError,
+    PlanFailure,
+    Planner,
+    PlanRequest,
+    RawCall,
+    request_context,
+)
 from botpsy_agent.policy import (
     Allow,
     Confirm,
@@ -55,16 +70,6 @@ from botpsy_agent.policy import (
     scope,
     usable_filter,
 )
-from botpsy_agent.protocol import (
-    ActionReport,
-    AgentRequest,
-    AgentResponse,
-    ErrorInfo,
-    Outcome,
-    Path,
-    Status,
-    Timings,
-)
 from tool_schemas.actions import describe
 from tool_schemas.base import Access, MappingContext, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
@@ -74,23 +79,8 @@ _LOGGER = logging.getLogger(__name__)
 RECENT_S = 24 * 3600.0
 
 
-class ExecutionLike(Protocol):
-    """What the executor reports (see `botpsy_agent.ha.executor.Execution`)."""
-
-    @property
-    def status(self) -> Any: ...
-
-    @property
-    def error(self) -> ErrorInfo | None: ...
-
-    @property
-    def outcomes(self) -> tuple[Any, ...]: ...
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
 class ActionRunner(Protocol):
-    async def execute(self, key: ExecutionKey, resolved: ResolvedCall) -> ExecutionLike: ...
+    async def execute(self, key: ExecutionKey, resolved: ResolvedCall) -> Execution: ...
 
 
 @dataclass(frozen=True)
@@ -179,14 +169,13 @@ class BotPsyAgent:
     # --- the front door --------------------------------------------------------------------
 
     async def handle(self, request: AgentRequest) -> AgentResponse:
-        started = time.monotonic()
+        """The answer to one request; `timings.total_ms` is the front door's to fill (it
+        alone knows when the request arrived)."""
         try:
-            response = await self._handle(request)
+            return await self._handle(request)
         except Exception:
             _LOGGER.exception("Request %s failed inside the agent", request.id)
-            response = self._failure(request, Status.ERROR, "internal")
-        response.timings.total_ms = (time.monotonic() - started) * 1000
-        return response
+            return self._failure(request, Status.ERROR, "internal")
 
     async def _handle(self, request: AgentRequest) -> AgentResponse:
         if not self._phrases.supports(request.language):
@@ -260,12 +249,8 @@ class BotPsyAgent:
                         schemas=_or_none(with_listed_uids(schemas, uids), offer.schemas),
                     )
                 )
-            except (ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp) as err:
+            except PlanError as err:
                 turn.status, turn.error = self._model_failure(request, err)
-                return
-            except PromptTooLong as err:  # a clear code, never `internal`
-                _LOGGER.error("Request %s: %s (context_length option)", request.id, err)  # noqa: TRY400
-                turn.status, turn.error = Status.ERROR, self._error(request, err.code)
                 return
             turn.timings.model_ms += plan.model_ms
             said = {json.dumps([c.name, c.arguments], sort_keys=True) for c in plan.calls}
@@ -325,7 +310,7 @@ class BotPsyAgent:
                 report = ActionReport(
                     raw.name,
                     dict(raw.arguments),
-                    decision="none",
+                    decision=Decision.NONE,
                     outcome=Outcome.FAILED,
                     error=ErrorInfo(err.code, err.message),
                 )
@@ -378,7 +363,7 @@ class BotPsyAgent:
                 home, call, MappingContext(now), usable_filter(policy, request.principal, call, now)
             )
         except ResolutionError as err:
-            report.decision, report.outcome = "none", Outcome.FAILED
+            report.decision, report.outcome = Decision.NONE, Outcome.FAILED
             report.error = ErrorInfo(err.code, err.message)
             speech = self._phrases.say(language, "refused.unknown_target")
             return _Step(
@@ -401,7 +386,7 @@ class BotPsyAgent:
         report.rule = decision.rule
         if isinstance(decision, Deny):
             # The service calls were computed from the entity's state: a refusal shows none.
-            report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.decision, report.outcome = Decision.DENY, Outcome.REFUSED
             report.service_calls = []
             report.error = ErrorInfo(decision.reason.value, decision.message)
             return _Step(
@@ -420,7 +405,7 @@ class BotPsyAgent:
         if verdict is grounding.Verdict.UNRELATED:
             # Not worth a question ("cancel the piano lesson" -> close the blinds): the model
             # is told the call does not fit the request and may choose again.
-            report.decision, report.outcome = "none", Outcome.FAILED
+            report.decision, report.outcome = Decision.NONE, Outcome.FAILED
             report.error = ErrorInfo("not_asked", "the request did not ask for this")
             return _Step(report, Status.ERROR, "", {"error": {"code": "not_asked"}})
         if verdict is grounding.Verdict.ASK and isinstance(decision, Allow):
@@ -453,7 +438,7 @@ class BotPsyAgent:
             except ResolutionError:
                 fixed = None
         if fixed is None:
-            report.decision, report.outcome = "none", Outcome.PLANNED
+            report.decision, report.outcome = Decision.NONE, Outcome.PLANNED
             return _Step(report, Status.NEEDS_CLARIFICATION, speech, {"asked": speech})
         decision = authorize(job.policy, request.principal, fixed, job.now)
         fixed_report = ActionReport(
@@ -481,7 +466,7 @@ class BotPsyAgent:
     ) -> _Step:
         """Keep exactly this call until its principal says yes; ask the question."""
         request, call, language = job.request, resolved.call, job.language
-        report.decision, report.outcome = "confirm", Outcome.PENDING_CONFIRMATION
+        report.decision, report.outcome = Decision.CONFIRM, Outcome.PENDING_CONFIRMATION
         report.rule = decision.rule
         if not request.dry_run:
             job.conversation.pending = PendingConfirmation(
@@ -505,7 +490,7 @@ class BotPsyAgent:
     def _no_tool_fits(self, report: ActionReport, language: str, reason: str) -> _Step:
         # The reason is the model's text: kept in the report, never spoken (it could claim
         # something happened).
-        report.outcome, report.decision = Outcome.REFUSED, "none"
+        report.outcome, report.decision = Outcome.REFUSED, Decision.NONE
         speech = self._phrases.say(language, "refused.no_tool_fits")
         return _Step(report, Status.REFUSED, speech, {"refused": reason})
 
@@ -513,7 +498,7 @@ class BotPsyAgent:
         self, report: ActionReport, resolved: ResolvedCall, job: _Job, sequence: str | None = None
     ) -> _Step:
         request, turn, call, language = job.request, job.turn, resolved.call, job.language
-        report.decision = "allow"
+        report.decision = Decision.ALLOW
         is_read = call.access is Access.READ
         if request.dry_run:
             report.outcome = Outcome.PLANNED
@@ -528,8 +513,7 @@ class BotPsyAgent:
         execution = await self._executor.execute(key, resolved)
         turn.timings.ha_ms += (time.monotonic() - started) * 1000
         report.result = readable_result(execution.to_json(), job.readable)
-        status = str(getattr(execution.status, "value", execution.status))
-        if status != "done":
+        if execution.status is not ActionStatus.DONE:
             error = execution.error or ErrorInfo("outcome_unknown", "HA did not answer in time")
             report.outcome, report.error = Outcome.FAILED, error
             speech = self._phrases.say(language, "errors.ha_error", message=error.message)
@@ -551,7 +535,7 @@ class BotPsyAgent:
         self,
         language: str,
         resolved: ResolvedCall,
-        execution: ExecutionLike,
+        execution: Execution,
         home: Home,
         now: datetime,
     ) -> str:
@@ -642,7 +626,7 @@ class BotPsyAgent:
         decision = authorize(policy, request.principal, resolved, now)
         report.rule = decision.rule
         if isinstance(decision, Deny):
-            report.decision, report.outcome = "deny", Outcome.REFUSED
+            report.decision, report.outcome = Decision.DENY, Outcome.REFUSED
             report.service_calls = []  # computed from state: a refusal shows none
             report.error = ErrorInfo(decision.reason.value, decision.message)
             turn.steps.append(
@@ -685,7 +669,8 @@ class BotPsyAgent:
         calls = [
             s
             for s in turn.steps
-            if s.report.decision != "none" or s.report.tool in {"ask_user", "no_tool_fits"}
+            if s.report.decision is not Decision.NONE
+            or s.report.tool in {"ask_user", "no_tool_fits"}
         ]
         if calls:
             messages.append(
@@ -739,19 +724,22 @@ class BotPsyAgent:
             timings=turn.timings,
         )
 
-    def _model_failure(self, request: AgentRequest, err: Exception) -> tuple[Status, ErrorInfo]:
+    def _model_failure(self, request: AgentRequest, err: PlanError) -> tuple[Status, ErrorInfo]:
         """The answer when the model cannot take the request: busy, too slow, not loaded,
-        or warming up (said with the progress and an estimate)."""
-        if isinstance(err, ModelWarmingUp):
-            seconds = max(1, round(err.eta_s))
-            speech = self._phrases.say(
-                request.language, "errors.warming_up", percent=err.percent, seconds=seconds
-            )
-            return Status.WARMING_UP, ErrorInfo("warming_up", speech)
-        if isinstance(err, ModelBusy):
-            return Status.BUSY, self._error(request, "busy")
-        code = "timeout" if isinstance(err, ModelTimeout) else "model_unavailable"
-        return Status.ERROR, self._error(request, code)
+        too long a prompt (a clear code, never `internal`), or warming up (said with the
+        progress and an estimate)."""
+        match err.failure:
+            case PlanFailure.WARMING_UP:
+                seconds = max(1, round(err.eta_s))
+                speech = self._phrases.say(
+                    request.language, "errors.warming_up", percent=err.percent, seconds=seconds
+                )
+                return Status.WARMING_UP, ErrorInfo(err.failure.value, speech)
+            case PlanFailure.BUSY:
+                return Status.BUSY, self._error(request, err.failure.value)
+            case PlanFailure.PROMPT_TOO_LONG:
+                _LOGGER.error("Request %s: %s (context_length option)", request.id, err)
+        return Status.ERROR, self._error(request, err.failure.value)
 
     def _error(self, request: AgentRequest, code: str) -> ErrorInfo:
         return ErrorInfo(code, self._phrases.say(request.language, f"errors.{code}"))

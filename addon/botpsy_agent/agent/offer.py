@@ -7,39 +7,16 @@ generated at all (the second wall; `authorize` is the first and decides every ca
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
-from functools import cached_property
-import hashlib
-import json
 from typing import Any
 
 from botpsy_agent.home.listing import render_listing
 from botpsy_agent.home.model import Home
+from botpsy_agent.llm.planning import Offer
 from botpsy_agent.policy import Scope
 from tool_schemas.catalog import TOOLS, tool_json_schema
 
 # Fields that hold ids of a single domain's entities (not through the generic target).
 SINGLE_ENTITY_FIELDS = ("calendar_id", "list_id", "recipient")
-
-
-@dataclass(frozen=True)
-class Offer:
-    """The tools and listing one principal's prompt and grammar are built from."""
-
-    schemas: tuple[dict[str, Any], ...]
-    listing: str
-    entity_ids: frozenset[str]
-
-    @cached_property
-    def key(self) -> str:
-        """Identifies the prompt prefix this offer produces (for snapshots and grammars).
-        Asked on every model step; an offer is reused until names or the policy change."""
-        text = json.dumps([self.schemas, self.listing], sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-    @property
-    def tool_names(self) -> tuple[str, ...]:
-        return tuple(s["name"] for s in self.schemas)
 
 
 def build_offer(scope: Scope, home: Home) -> Offer:

@@ -50,9 +50,9 @@ def run_audit(args: argparse.Namespace) -> int:
     import json
     import sys
 
+    from botpsy_agent.app.config import data_dir_from
     from botpsy_agent.audit.log import audit_path
     from botpsy_agent.audit.read import AuditFilter, AuditReader, format_record, parse_when
-    from botpsy_agent.config import data_dir_from
 
     path = args.file or audit_path(data_dir_from(os.environ))
     try:

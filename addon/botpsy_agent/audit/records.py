@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from botpsy_agent.agent.protocol import ActionReport, AgentRequest, AgentResponse
 from botpsy_agent.mqtt.door_audit import Refusal
-from botpsy_agent.protocol import ActionReport, AgentRequest, AgentResponse
 from tool_schemas.catalog import TOOLS, tool_json_schema
 
 MAX_MESSAGE_CHARS = 200

@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from botpsy_agent.agent.protocol import ErrorInfo
 from botpsy_agent.ha.client import HaClient
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.index import EntityIndex, StateChange
 from botpsy_agent.home.model import EntityState, Home
 from botpsy_agent.home.resolve import ResolvedCall
-from botpsy_agent.protocol import ErrorInfo
 from tool_schemas.actions import CalendarCommand, HaAction, ReadStates, ServiceCall, describe
 
 

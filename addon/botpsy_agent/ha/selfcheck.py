@@ -17,8 +17,8 @@ from homeassistant_api import AsyncClient
 from homeassistant_api.errors import HomeassistantAPIError, UnauthorizedError
 from niquests import AsyncSession
 
+from botpsy_agent.agent.protocol import ErrorInfo
 from botpsy_agent.ha.client import HaEndpoint
-from botpsy_agent.protocol import ErrorInfo
 
 _LOGGER = logging.getLogger(__name__)
 AUTH_FAILED = "auth_failed"

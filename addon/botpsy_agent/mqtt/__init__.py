@@ -1,7 +1,7 @@
 """The MQTT topic API (docs/mqtt-api.md): the front door through which HA, automations and
 any MQTT client reach the agent."""
 
-from botpsy_agent.mqtt.announce import ModelInfo
+from botpsy_agent.mqtt.announce import AnnouncedModel
 from botpsy_agent.mqtt.auth import KnownUser, UserDirectory
 from botpsy_agent.mqtt.codes import ErrorCode
 from botpsy_agent.mqtt.service import MqttService
@@ -10,11 +10,11 @@ from botpsy_agent.mqtt.signing import SecretFile, SecretProvider, StaticSecrets,
 from botpsy_agent.mqtt.topics import Topics
 
 __all__ = [
+    "AnnouncedModel",
     "ApiSettings",
     "BrokerSettings",
     "ErrorCode",
     "KnownUser",
-    "ModelInfo",
     "MqttService",
     "MqttVersion",
     "SecretFile",

@@ -24,7 +24,7 @@ CAPABILITIES = (
 
 
 @dataclass(frozen=True)
-class ModelInfo:
+class AnnouncedModel:
     """The model the agent runs, as the info topic and HA's model sensor show it."""
 
     file: str
@@ -32,7 +32,7 @@ class ModelInfo:
     architecture: str | None = None
 
 
-def info_payload(settings: ApiSettings, model: ModelInfo | None) -> dict[str, Any]:
+def info_payload(settings: ApiSettings, model: AnnouncedModel | None) -> dict[str, Any]:
     topics = Topics.of(settings)
     return {
         "api_version": API_VERSION,

@@ -25,7 +25,7 @@ _LOGGER = logging.getLogger(__name__)
 
 class KnownUser(Protocol):
     """What the front door needs of an HA user; `ha.registries.HaUser` and
-    `policy.default.HaUser` both have it. A user with `is_active` false is refused."""
+    `policy.default.DefaultPolicyUser` both have it. A user with `is_active` false is refused."""
 
     @property
     def name(self) -> str: ...

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from botpsy_agent.protocol import Status
+from botpsy_agent.agent.protocol import Status
 
 
 class ErrorCode(StrEnum):

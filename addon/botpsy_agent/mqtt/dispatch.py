@@ -20,6 +20,7 @@ import logging
 import time
 from typing import Any
 
+from botpsy_agent.agent.protocol import Agent, AgentRequest, AgentResponse, Status
 from botpsy_agent.audit import records as audit_records  # a module: the two import each other
 from botpsy_agent.mqtt.auth import Authenticator
 from botpsy_agent.mqtt.codes import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode
@@ -32,7 +33,6 @@ from botpsy_agent.mqtt.stats import DoorStats
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest, json_payload
 from botpsy_agent.policy.model import Principal
-from botpsy_agent.protocol import Agent, AgentRequest, AgentResponse, Status
 
 _LOGGER = logging.getLogger(__name__)
 _SECURITY = logging.getLogger("botpsy_agent.security")

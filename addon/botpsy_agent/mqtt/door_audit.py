@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from botpsy_agent.protocol import AgentRequest, AgentResponse
+from botpsy_agent.agent.protocol import AgentRequest, AgentResponse
 
 
 @dataclass(frozen=True)

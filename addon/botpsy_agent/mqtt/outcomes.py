@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import hashlib
 from typing import Any
 
+from botpsy_agent.agent.protocol import AgentResponse
 from botpsy_agent.mqtt.signing import canonical_bytes
-from botpsy_agent.protocol import AgentResponse
 
 type OutcomeKey = tuple[str, str]
 """(principal key, request id)."""

@@ -13,7 +13,13 @@ import contextlib
 import logging
 from typing import Any
 
-from botpsy_agent.mqtt.announce import ModelInfo, discovery_payload, info_payload, tools_payload
+from botpsy_agent.agent.protocol import Agent
+from botpsy_agent.mqtt.announce import (
+    AnnouncedModel,
+    discovery_payload,
+    info_payload,
+    tools_payload,
+)
 from botpsy_agent.mqtt.auth import Authenticator, UserDirectory, no_users
 from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
 from botpsy_agent.mqtt.dispatch import (
@@ -33,7 +39,6 @@ from botpsy_agent.mqtt.signing import (
 )
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import json_payload
-from botpsy_agent.protocol import Agent
 
 _LOGGER = logging.getLogger(__name__)
 ONLINE, OFFLINE = "online", "offline"
@@ -64,7 +69,7 @@ class MqttService:
         *,
         secrets: SecretProvider | None = None,
         users: UserDirectory = no_users,
-        model: ModelInfo | None = None,
+        model: AnnouncedModel | None = None,
         on_reload_model: Callable[[], Awaitable[None]] | None = None,
         audit: DoorAudit | None = None,
         message_bodies: bool = False,
@@ -163,7 +168,7 @@ class MqttService:
         self._online.clear()
         _LOGGER.info("MQTT service stopped")
 
-    def set_model(self, model: ModelInfo | None) -> None:
+    def set_model(self, model: AnnouncedModel | None) -> None:
         """A (re)loaded model: the info topic (and HA's model sensor) follow."""
         self._model = model
         if self.online:

@@ -11,7 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 import re
 
-from botpsy_agent.config import INSTANCE_PATTERN, INSTANCE_RULE
+from botpsy_agent.app.config import INSTANCE_PATTERN, INSTANCE_RULE
 
 TOPIC_PREFIX_PATTERN = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
 

@@ -9,7 +9,8 @@ botpsy/<instance>/request           requests, anonymous or signed by an HA user
 botpsy/<instance>/request/<name>    requests of the named MQTT principal <name>
 botpsy/<instance>/response[/…]      answers (or wherever `reply_to` says, under it)
 botpsy/<instance>/command/reload_model   HA's reload button
-botpsy/<instance>/pairing/open      HA's "open pairing window" button (integration_channel.py)
+botpsy/<instance>/pairing/…         the pairing exchange with the integration (`link/channel.py`)
+botpsy/<instance>/policy/…          permission updates from HA and their verdicts (same)
 """
 
 from __future__ import annotations
@@ -79,6 +80,40 @@ class Topics:
     @property
     def pairing_open(self) -> str:
         return f"{self.root}/pairing/open"
+
+    @property
+    def pairing_request(self) -> str:
+        return f"{self.root}/pairing/request"
+
+    def pairing_response(self, session: str) -> str:
+        return f"{self.root}/pairing/response/{session}"
+
+    @property
+    def pairing_revoke(self) -> str:
+        return f"{self.root}/pairing/revoke"
+
+    @property
+    def pairing_status(self) -> str:
+        """Retained `open` | `closed` (last will: `closed`)."""
+        return f"{self.root}/pairing/status"
+
+    @property
+    def pairing_state(self) -> str:
+        return f"{self.root}/pairing/state"
+
+    @property
+    def policy_updates(self) -> str:
+        """Subscription filter for HA's signed permission updates, one topic per key."""
+        return f"{self.root}/policy/set/+"
+
+    def policy_update_key(self, topic: str) -> str | None:
+        """The key a permission update's topic carries; None for any other topic."""
+        prefix = f"{self.root}/policy/set/"
+        return topic.removeprefix(prefix) if topic.startswith(prefix) else None
+
+    @property
+    def policy_state(self) -> str:
+        return f"{self.root}/policy/state"
 
     @property
     def ha_status(self) -> str:

@@ -16,7 +16,7 @@ from botpsy_agent.policy.schema import DEFAULT_CONFIRM
 
 
 @dataclass(frozen=True)
-class HaUser:
+class DefaultPolicyUser:
     id: str
     name: str
     is_admin: bool
@@ -32,7 +32,7 @@ HEADER = """\
 """
 
 
-def default_policy_yaml(users: Iterable[HaUser]) -> str:
+def default_policy_yaml(users: Iterable[DefaultPolicyUser]) -> str:
     """YAML text for a fresh policy covering these users."""
     document = {
         "version": 1,

@@ -29,6 +29,15 @@ class Path(StrEnum):
     NONE = "none"  # refused or failed before either path ran
 
 
+class Decision(StrEnum):
+    """What the policy said of one call."""
+
+    ALLOW = "allow"
+    DENY = "deny"
+    CONFIRM = "confirm"
+    NONE = "none"  # no decision: the call failed or ended before the policy saw it
+
+
 class Outcome(StrEnum):
     EXECUTED = "executed"
     PLANNED = "planned"  # dry run: authorised, not executed
@@ -70,7 +79,7 @@ class ActionReport:
     entity_ids: list[str] = field(default_factory=list)
     service_calls: list[dict[str, Any]] = field(default_factory=list)
     """The HA calls it meant (WebSocket message bodies)."""
-    decision: str = "allow"  # allow | deny | confirm
+    decision: Decision = Decision.ALLOW
     rule: str | None = None
     """The policy rule that decided."""
     outcome: Outcome = Outcome.EXECUTED
@@ -86,6 +95,7 @@ class Timings:
     model_ms: float = 0.0
     ha_ms: float = 0.0
     total_ms: float = 0.0
+    """From the front door's receipt of the request to its answer (`mqtt/dispatch.py`)."""
 
 
 @dataclass

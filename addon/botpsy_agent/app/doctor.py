@@ -18,15 +18,15 @@ import aiohttp
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from botpsy_agent.config import OptionsError, Settings, load_app_settings
-from botpsy_agent.cpu import cpu_problem
+from botpsy_agent.app.config import OptionsError, Settings, load_app_settings
+from botpsy_agent.app.cpu import cpu_problem
+from botpsy_agent.app.startup import ResolveError, resolve_broker
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.llm.model_info import ModelFileError, read_model_info
-from botpsy_agent.models.store import ModelPlan, plan_model
 from botpsy_agent.mqtt.settings import BrokerSettings
 from botpsy_agent.policy.loader import PolicyError, load_policy
-from botpsy_agent.startup import StartupError, resolve_broker
+from botpsy_agent.weights.store import ModelPlan, plan_model
 
 MB = 1024 * 1024
 WORKING_MEMORY_MB = 600  # prompt snapshots, HA and MQTT state, Python itself
@@ -65,7 +65,7 @@ async def _mqtt(settings: Settings, environ: Mapping[str, str]) -> Check:
     try:
         async with aiohttp.ClientSession() as session:
             broker = await resolve_broker(settings, session, environ)
-    except StartupError as err:
+    except ResolveError as err:
         return Check(
             "MQTT",
             False,

@@ -33,12 +33,8 @@ from pathlib import Path
 import time
 from typing import Any, Protocol
 
-from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
-from botpsy_agent.mqtt.ratelimit import RateLimiter
-from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import SecretFile, sign_app_message
-from botpsy_agent.mqtt.wire import json_payload
-from botpsy_agent.pairing import (
+from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.link.pairing import (
     SECRETS_FILE,
     Pairing,
     Revocations,
@@ -46,9 +42,14 @@ from botpsy_agent.pairing import (
     display_code,
     offer_to_home_assistant,
 )
+from botpsy_agent.link.policy_sync import PolicyUpdates
+from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
+from botpsy_agent.mqtt.ratelimit import RateLimiter
+from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
+from botpsy_agent.mqtt.signing import SecretFile, sign_app_message
+from botpsy_agent.mqtt.topics import Topics
+from botpsy_agent.mqtt.wire import json_payload
 from botpsy_agent.policy.store import PolicyStore
-from botpsy_agent.policy_sync import PolicyUpdates
-from botpsy_agent.supervisor import SupervisorAccess
 
 _LOGGER = logging.getLogger(__name__)
 _SECURITY = logging.getLogger("botpsy_agent.security")
@@ -112,25 +113,17 @@ class IntegrationChannel:
         self._pairing_limit = RateLimiter(None, PAIRING_MESSAGES_PER_MINUTE, clock=clock)
         self._open_limit = RateLimiter(None, OPEN_PRESSES_PER_MINUTE, clock=clock)
         self._window_task: asyncio.Task[None] | None = None
-        root = f"{api.base_topic}/{api.instance}"
-        self._pairing_open = f"{root}/pairing/open"
-        self._pairing_request = f"{root}/pairing/request"
-        self._pairing_response = f"{root}/pairing/response"
-        self._pairing_revoke = f"{root}/pairing/revoke"
-        self._pairing_status = f"{root}/pairing/status"
-        self._pairing_state = f"{root}/pairing/state"
-        self._policy_set = f"{root}/policy/set/"
-        self._policy_state = f"{root}/policy/state"
+        self._topics = topics = Topics.of(api)
         client_id = broker.client_id or f"botpsy-{api.instance}"
         self.connection = MqttConnection(
             broker,
             f"{client_id}-integration",
-            will=Will(self._pairing_status, "closed"),
+            will=Will(topics.pairing_status, "closed"),
             subscriptions=[
-                (self._pairing_open, 1),
-                (self._pairing_request, 1),
-                (self._pairing_revoke, 1),
-                (self._policy_set + "+", 1),
+                (topics.pairing_open, 1),
+                (topics.pairing_request, 1),
+                (topics.pairing_revoke, 1),
+                (topics.policy_updates, 1),
             ],
             on_connect=self._connected,
             on_message=self._received,
@@ -197,7 +190,7 @@ class IntegrationChannel:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(3.0):
                     await self.connection.publish_and_wait(
-                        self._pairing_status, "closed", retain=True
+                        self._topics.pairing_status, "closed", retain=True
                     )
         await self.connection.stop()
         self._online.clear()
@@ -205,15 +198,15 @@ class IntegrationChannel:
     def publish_pairing_state(self) -> None:
         if self.connection.connected:
             status = "open" if self.pairing.is_open else "closed"
-            self.connection.publish(self._pairing_status, status, retain=True)
+            self.connection.publish(self._topics.pairing_status, status, retain=True)
             state = {"open": status == "open", "pairings": self.pairing.store.listing()}
-            self.connection.publish(self._pairing_state, json_payload(state), retain=True)
+            self.connection.publish(self._topics.pairing_state, json_payload(state), retain=True)
 
     def publish_policy_state(self) -> None:
         if self.connection.connected:  # signed: the integration believes no verdict without
             secrets = [secret for secret, _ in self.pairing.store.entries()]
             state = sign_app_message(self.policy.state(), secrets)
-            self.connection.publish(self._policy_state, json_payload(state), retain=True)
+            self.connection.publish(self._topics.policy_state, json_payload(state), retain=True)
 
     # --- what the broker brings ---------------------------------------------------------
 
@@ -223,17 +216,21 @@ class IntegrationChannel:
         self._online.set()
 
     def _received(self, message: Received) -> None:
-        pairing_topics = (self._pairing_open, self._pairing_request, self._pairing_revoke)
+        pairing_topics = (
+            self._topics.pairing_open,
+            self._topics.pairing_request,
+            self._topics.pairing_revoke,
+        )
         if message.topic in pairing_topics and (
             message.retained or len(message.payload) > MAX_PAIRING_PAYLOAD
         ):
             _LOGGER.warning("Ignored a retained or oversized message on %s", message.topic)
-        elif message.topic == self._pairing_open:
+        elif message.topic == self._topics.pairing_open:
             if not _over(self._open_limit, "pairing/open presses"):
                 self._open_pressed(message.payload)
-        elif message.topic == self._pairing_revoke:
+        elif message.topic == self._topics.pairing_revoke:
             self._revoke(message.payload)
-        elif message.topic == self._pairing_request:
+        elif message.topic == self._topics.pairing_request:
             if _over(self._pairing_limit, "pairing messages"):
                 pass
             elif not self.pairing.is_open:
@@ -242,8 +239,7 @@ class IntegrationChannel:
                 _LOGGER.debug("Dropped a pairing message: %d at work", len(self._tasks))
             else:
                 self._spawn(self._pair(message.payload))
-        elif message.topic.startswith(self._policy_set):
-            key = message.topic.removeprefix(self._policy_set)
+        elif (key := self._topics.policy_update_key(message.topic)) is not None:
             if len(message.payload) > MAX_POLICY_PAYLOAD:
                 _LOGGER.warning("Ignored an oversized permission update for %s", key)
                 return
@@ -291,7 +287,7 @@ class IntegrationChannel:
         message = _json_object(payload)
         answer = self.pairing.handle(message) if message is not None else None
         if answer is not None:
-            topic = f"{self._pairing_response}/{answer['session']}"
+            topic = self._topics.pairing_response(answer["session"])
             self.connection.publish(topic, json_payload(answer))
 
     async def _pair(self, payload: bytes) -> None:
@@ -303,7 +299,7 @@ class IntegrationChannel:
             answer = await asyncio.to_thread(self.pairing.handle, message)
         if answer is None:
             return
-        topic = f"{self._pairing_response}/{answer['session']}"
+        topic = self._topics.pairing_response(answer["session"])
         self.connection.publish(topic, json_payload(answer))
         if answer["step"] == "paired":
             self.publish_pairing_state()

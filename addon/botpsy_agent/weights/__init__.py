@@ -1,8 +1,8 @@
 """Model management: the catalogue of published files, downloading, the models folder."""
 
-from botpsy_agent.models.catalog import CATALOG, HUGGING_FACE_BASE_URL, ModelFile
-from botpsy_agent.models.download import Downloaded, DownloadError, download_file
-from botpsy_agent.models.store import (
+from botpsy_agent.weights.catalog import CATALOG, HUGGING_FACE_BASE_URL, ModelFile
+from botpsy_agent.weights.download import Downloaded, DownloadError, download_file
+from botpsy_agent.weights.store import (
     ModelPlan,
     ensure_model,
     other_models,

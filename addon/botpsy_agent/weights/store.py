@@ -26,9 +26,9 @@ from typing import Final
 
 import aiohttp
 
-from botpsy_agent.config import ModelChoice, ModelSettings, model_file_name
-from botpsy_agent.models.catalog import CATALOG
-from botpsy_agent.models.download import (
+from botpsy_agent.app.config import ModelChoice, ModelSettings, model_file_name
+from botpsy_agent.weights.catalog import CATALOG
+from botpsy_agent.weights.download import (
     MB,
     DownloadError,
     ProgressCallback,

@@ -1,65 +1,35 @@
-"""The model's part of the loop: given the conversation, propose tool calls or an answer.
-
-`Planner` is the seam: `LlmPlanner` runs the real model; tests of the loop may use a
-scripted planner that only *chooses calls* (everything after the choice is the same code).
+"""The real model's `Planner` (see `planning.py`): given the conversation, propose tool calls
+or an answer, under a grammar, through the single worker. What the worker or engine cannot do
+for a request leaves here as a `PlanError`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import hashlib
 import json
 import logging
 import threading
 import time
-from typing import Any, Protocol
+from typing import Any
 
-from botpsy_agent.agent.offer import Offer
 from botpsy_agent.llm.backend import Engine
+from botpsy_agent.llm.engine import PromptTooLong
 from botpsy_agent.llm.grammar import Grammar, Mode, build_grammar
-from botpsy_agent.llm.parse import RawCall, parse_output
+from botpsy_agent.llm.parse import parse_output
+from botpsy_agent.llm.planning import Offer, PlanError, PlanFailure, PlannerTurn, PlanRequest
 from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens, render_prompt
-from botpsy_agent.llm.worker import ModelWorker
+from botpsy_agent.llm.worker import (
+    ModelBusy,
+    ModelTimeout,
+    ModelUnavailable,
+    ModelWarmingUp,
+    ModelWorker,
+)
 from tool_schemas.catalog import TOOLS, tool_json_schema
 
 _LOGGER = logging.getLogger(__name__)
 REQUEST_ROOM = 512
 """Context a request needs beyond the prefix (its words, a few steps), besides max_tokens."""
-
-
-@dataclass(frozen=True)
-class PlanRequest:
-    offer: Offer
-    messages: tuple[dict[str, Any], ...]
-    """The conversation after the system turn: history, this request, this request's steps."""
-    language: str
-    request_id: str
-    step: int
-    calls_only: bool = True
-    """Only tool calls may be generated (the first step of a request: text there could only
-    claim something that was never done). Later steps may answer in text."""
-    schemas: tuple[dict[str, Any], ...] | None = None
-    """What the grammar allows, when narrower than the offer (fewer tools, fewer entities
-    in their enums): the prompt, and so its cached prefix, still shows the whole offer.
-    None: the offer's schemas."""
-
-
-@dataclass(frozen=True)
-class PlannerTurn:
-    calls: tuple[RawCall, ...] = ()
-    text: str = ""
-    problems: tuple[str, ...] = ()
-    """Output that looked like calls but could not be read."""
-    model_ms: float = 0.0
-    truncated: bool = False
-    """The model hit its token limit: the output may be cut off."""
-
-
-class Planner(Protocol):
-    async def plan(self, request: PlanRequest) -> PlannerTurn: ...
-
-    def prepare(self, offer: Offer) -> None:
-        """Get ready for this offer in the background (prefix snapshot, grammar)."""
 
 
 class LlmPlanner:
@@ -92,7 +62,10 @@ class LlmPlanner:
         def job(engine: Engine, cancel: threading.Event) -> PlannerTurn:
             return self._plan(engine, request, cancel)
 
-        return await self._worker.run(job, self._timeout_s)
+        try:
+            return await self._worker.run(job, self._timeout_s)
+        except (ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp, PromptTooLong) as err:
+            raise _plan_error(err) from err
 
     async def check_grammars(self) -> int:
         """Compile the grammar of the whole catalogue and of every tool alone, in the
@@ -196,6 +169,18 @@ class LlmPlanner:
             model_ms=(time.monotonic() - started) * 1000,
             truncated=completion.finish_reason == "length",
         )
+
+
+def _plan_error(err: Exception) -> PlanError:
+    """The worker's and engine's reasons, as the one family the agent knows."""
+    if isinstance(err, ModelWarmingUp):
+        return PlanError(PlanFailure.WARMING_UP, str(err), percent=err.percent, eta_s=err.eta_s)
+    failure = {
+        ModelBusy: PlanFailure.BUSY,
+        ModelTimeout: PlanFailure.TIMEOUT,
+        PromptTooLong: PlanFailure.PROMPT_TOO_LONG,
+    }.get(type(err), PlanFailure.UNAVAILABLE)
+    return PlanError(failure, str(err))
 
 
 def _digest(schemas: tuple[dict[str, Any], ...]) -> str:

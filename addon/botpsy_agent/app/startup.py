@@ -17,31 +17,33 @@ import signal
 
 import aiohttp
 
-from botpsy_agent.config import LogLevel, OptionsError, Settings, load_app_settings
-from botpsy_agent.cpu import cpu_problem
-from botpsy_agent.ha.client import HaEndpoint
-from botpsy_agent.health import HEALTH_FILE_NAME, RUN_DIR_ENV
-from botpsy_agent.llm.engine import EngineSettings
-from botpsy_agent.llm.server import ServerSettings
-from botpsy_agent.models.download import DownloadError
-from botpsy_agent.models.store import ensure_model, plan_model
-from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
-from botpsy_agent.policy.loader import PolicyError
-from botpsy_agent.runtime import App, RuntimeConfig, StartupProblem
-from botpsy_agent.supervisor import (
+from botpsy_agent.app.config import LogLevel, OptionsError, Settings, load_app_settings
+from botpsy_agent.app.cpu import cpu_problem
+from botpsy_agent.app.health import HEALTH_FILE_NAME, RUN_DIR_ENV
+from botpsy_agent.app.runtime import App, RuntimeConfig, StartupProblem
+from botpsy_agent.app.supervisor import (
     SupervisorAccess,
     SupervisorClient,
     SupervisorError,
     resolve_mqtt,
 )
+from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.llm.server import ServerSettings
+from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
+from botpsy_agent.policy.loader import PolicyError
+from botpsy_agent.weights.download import DownloadError
+from botpsy_agent.weights.store import ensure_model, plan_model
 
 _LOGGER = logging.getLogger("botpsy_agent")
 SNAPSHOT_FOLDER = "snapshots"
 """Prefix snapshots in the app's data folder; `*.snapshot` is left out of backups."""
 
 
-class StartupError(Exception):
-    """The app cannot start; `lines` says why, one problem per line."""
+class ResolveError(Exception):
+    """The options cannot be resolved into the app's config (broker, model, Home Assistant), so
+    it cannot start; `lines` says why, one problem per line. (`runtime.StartupProblem` is what
+    stops a resolved app while it starts.)"""
 
     def __init__(self, *lines: str) -> None:
         super().__init__("\n".join(lines))
@@ -62,7 +64,7 @@ async def resolve_broker(
         )
         broker = await resolve_mqtt(override, client)
     except SupervisorError as err:
-        raise StartupError(f"mqtt: {err.message}") from None
+        raise ResolveError(f"mqtt: {err.message}") from None
     return BrokerSettings(
         host=broker.host,
         port=broker.port,
@@ -84,12 +86,12 @@ async def resolve_model(
     """The model file, downloaded if need be, once the CPU is known to run llama.cpp's build
     (on one it cannot run, the library dies with "Illegal instruction" as it is loaded)."""
     if problem := cpu_check():
-        raise StartupError(f"model: {problem}")
+        raise ResolveError(f"model: {problem}")
     plan = plan_model(settings.model, settings.models_dir)
     try:
         path = await ensure_model(plan, session=session, offline=settings.model.offline)
     except DownloadError as err:
-        raise StartupError(f"model: {err}") from None
+        raise ResolveError(f"model: {err}") from None
     disk_mb = settings.model.snapshot_disk_mb
     return EngineSettings(
         model_path=path,
@@ -104,7 +106,7 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
     try:
         ha = HaEndpoint.from_environment(environ)
     except ValueError as err:
-        raise StartupError(f"homeassistant: {err}") from None
+        raise ResolveError(f"homeassistant: {err}") from None
     async with aiohttp.ClientSession() as session:
         broker = await resolve_broker(settings, session, environ)
         model = await resolve_model(settings, session)
@@ -154,7 +156,7 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
         _LOGGER.info("%s", note)
     try:
         config = await build_config(settings, env)
-    except StartupError as err:
+    except ResolveError as err:
         for line in err.lines:
             _LOGGER.error("%s", line)  # noqa: TRY400
         return 1

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import aiohttp
 
-from botpsy_agent.config import MqttOverride, MqttSettings, Secret
+from botpsy_agent.app.config import MqttOverride, MqttSettings, Secret
 
 _LOGGER = logging.getLogger(__name__)
 

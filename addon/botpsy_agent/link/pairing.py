@@ -49,9 +49,9 @@ from typing import Any, Final
 
 import aiohttp
 
-from botpsy_agent import spake2
+from botpsy_agent.app.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
+from botpsy_agent.link import spake2
 from botpsy_agent.mqtt import signing
-from botpsy_agent.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
 
 _LOGGER = logging.getLogger(__name__)
 

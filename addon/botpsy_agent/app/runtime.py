@@ -22,31 +22,31 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
-from botpsy_agent.agent.planner import LlmPlanner
 from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.app.health import HealthState
+from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.audit.log import AuditLog, audit_path
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.executor import Executor
 from botpsy_agent.ha.index import EntityIndex
 from botpsy_agent.ha.notices import PersistentNotices
-from botpsy_agent.ha.registries import HaUser as HaUserEntry
+from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.ha.selfcheck import self_check
-from botpsy_agent.health import HealthState
-from botpsy_agent.integration_channel import IntegrationChannel
+from botpsy_agent.link.channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
+from botpsy_agent.llm.planner import LlmPlanner
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
 from botpsy_agent.llm.worker import ModelWorker, model_stats
-from botpsy_agent.mqtt.announce import ModelInfo
+from botpsy_agent.mqtt.announce import AnnouncedModel
 from botpsy_agent.mqtt.service import MqttService
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import SecretFile
-from botpsy_agent.policy.default import HaUser, default_policy_yaml
+from botpsy_agent.policy.default import DefaultPolicyUser, default_policy_yaml
 from botpsy_agent.policy.model import Principal
 from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
-from botpsy_agent.supervisor import SupervisorAccess
 
 _LOGGER = logging.getLogger(__name__)
 HA_START_TIMEOUT_S = 30.0
@@ -127,7 +127,7 @@ class App:
         self.agent: BotPsyAgent | None = None
         self.mqtt: MqttService | None = None
         self.integration: IntegrationChannel | None = None
-        """Pairing and permission updates of the HA integration (integration_channel.py)."""
+        """Pairing and permission updates of the HA integration (`link/channel.py`)."""
         self.time_zone: tzinfo = ZoneInfo("UTC")
         self._tasks: list[asyncio.Task[None]] = []
         self._unsubscribe: list[Callable[[], None]] = []
@@ -323,7 +323,7 @@ class App:
                 checked,
             )
         if self.mqtt is not None:
-            self.mqtt.set_model(ModelInfo(info.path.name, info.quant, info.architecture))
+            self.mqtt.set_model(AnnouncedModel(info.path.name, info.quant, info.architecture))
         self.health.update(model_loaded=True)
         self._problem("model", None)
         self._listing_changed()
@@ -397,7 +397,7 @@ class App:
         users = self.index.users
         return [u.user_id for u in users] if users else None
 
-    def _user(self, user_id: str) -> HaUserEntry | None:
+    def _user(self, user_id: str) -> HaUser | None:
         return next((u for u in self.index.users if u.user_id == user_id), None)
 
     def _ensure_policy_file(self) -> None:
@@ -405,7 +405,7 @@ class App:
         if path.exists():
             return
         users = [
-            HaUser(u.user_id, u.name, u.is_admin)
+            DefaultPolicyUser(u.user_id, u.name, u.is_admin)
             for u in self.index.users
             if u.is_active and not u.system_generated
         ]

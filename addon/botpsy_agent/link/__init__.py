@@ -1,0 +1,2 @@
+"""The link to the HA integration: its private channel (`channel`), pairing over SPAKE2
+(`pairing`, `spake2`) and the policy updates it sends (`policy_sync`)."""

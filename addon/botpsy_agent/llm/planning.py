@@ -1,0 +1,113 @@
+"""What the agent sees of the model, and all of it: the offer a prompt is built from, a plan
+request, the planner's turn (calls or text), and one error family.
+
+`agent/` imports nothing else from `llm/`. `LlmPlanner` (`planner.py`: llama.cpp through the
+worker, in-process or on a model server) is one `Planner`; tests of the loop use scripted
+ones that only choose calls. What a planner cannot do for a request it raises as
+`PlanError`, with a `PlanFailure` that says which answer the agent gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cached_property
+import hashlib
+import json
+from typing import Any, Protocol
+
+from botpsy_agent.llm.grammar import WORDS_KEY
+from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.prompt import request_context
+
+__all__ = [
+    "WORDS_KEY",
+    "Offer",
+    "PlanError",
+    "PlanFailure",
+    "PlanRequest",
+    "Planner",
+    "PlannerTurn",
+    "RawCall",
+    "request_context",
+]
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The tools and listing one principal's prompt and grammar are built from."""
+
+    schemas: tuple[dict[str, Any], ...]
+    listing: str
+    entity_ids: frozenset[str]
+
+    @cached_property
+    def key(self) -> str:
+        """Identifies the prompt prefix this offer produces (for snapshots and grammars).
+        Asked on every model step; an offer is reused until names or the policy change."""
+        text = json.dumps([self.schemas, self.listing], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(s["name"] for s in self.schemas)
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    offer: Offer
+    messages: tuple[dict[str, Any], ...]
+    """The conversation after the system turn: history, this request, this request's steps."""
+    language: str
+    request_id: str
+    step: int
+    calls_only: bool = True
+    """Only tool calls may be generated (the first step of a request: text there could only
+    claim something that was never done). Later steps may answer in text."""
+    schemas: tuple[dict[str, Any], ...] | None = None
+    """What the grammar allows, when narrower than the offer (fewer tools, fewer entities
+    in their enums): the prompt, and so its cached prefix, still shows the whole offer.
+    None: the offer's schemas."""
+
+
+@dataclass(frozen=True)
+class PlannerTurn:
+    calls: tuple[RawCall, ...] = ()
+    text: str = ""
+    problems: tuple[str, ...] = ()
+    """Output that looked like calls but could not be read."""
+    model_ms: float = 0.0
+    truncated: bool = False
+    """The model hit its token limit: the output may be cut off."""
+
+
+class PlanFailure(StrEnum):
+    """Why the model could not plan a request; each value is the agent's error code."""
+
+    BUSY = "busy"
+    TIMEOUT = "timeout"
+    UNAVAILABLE = "model_unavailable"
+    WARMING_UP = "warming_up"
+    PROMPT_TOO_LONG = "prompt_too_long"
+
+
+class PlanError(Exception):
+    """The one error a planner raises for a request it cannot plan."""
+
+    def __init__(
+        self, failure: PlanFailure, message: str, *, percent: int = 0, eta_s: float = 0.0
+    ) -> None:
+        super().__init__(message)
+        self.failure = failure
+        self.percent = percent
+        """WARMING_UP: how far the prefix build is."""
+        self.eta_s = eta_s
+        """WARMING_UP: about how long it has left."""
+
+
+class Planner(Protocol):
+    async def plan(self, request: PlanRequest) -> PlannerTurn:
+        """The model's next step: calls or text. Raises `PlanError`."""
+
+    def prepare(self, offer: Offer) -> None:
+        """Get ready for this offer in the background (prefix snapshot, grammar)."""
