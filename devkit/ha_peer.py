@@ -173,7 +173,7 @@ class PeerClient:
         events = await self._run(self._tokens[user_id], text, conversation_id)
         ended = next((e["data"] for e in events if e["type"] == "intent-end"), None)
         if ended is None:
-            error = next((e["data"] for e in events if e["type"] == "error"), {})
+            error: dict[str, Any] = next((e["data"] for e in events if e["type"] == "error"), {})
             return {"status": "error", "path": "none", "speech": str(error), "actions": []}
         output = ended["intent_output"]
         conversation = output.get("conversation_id")
