@@ -4,6 +4,8 @@ responses)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from bench.peer import as_peer_case, pick
 from devkit.ha_peer import _local_actions, _status, _turn_actions
 from tests.eval.cases import load_cases
@@ -21,7 +23,7 @@ KITCHEN_ON = {
 
 
 def test_llm_tool_results_of_the_last_turn_are_actions() -> None:
-    content = [
+    content: list[dict[str, Any]] = [
         {"role": "system", "content": "..."},
         {"role": "user", "content": "turn on the hall light"},
         {"role": "tool_result", "tool_name": "HassTurnOn", "tool_result": KITCHEN_ON},
