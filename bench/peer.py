@@ -146,6 +146,7 @@ async def _evaluate(
         client = ha_peer.PeerClient(stack.ha_url, accounts.token, pipeline, tokens)
     else:
         await agent.connect()
+    recorder = Recorder(client)
     ready_s = time.monotonic() - started
     outcomes: list[Outcome] = []
     first_answer_s: float | None = None
@@ -158,8 +159,9 @@ async def _evaluate(
         async with ha_client(stack.ha_url, accounts.token) as ha:
             home = Home(ha, names_seen=names_seen)
             await home.start()
-            evaluation = Evaluation(stack, client, home)
+            evaluation = Evaluation(stack, recorder, home)
             for number, case in enumerate(cases, 1):
+                recorder.case = case.id
                 asked = as_peer_case(case) if name == "ha" else case
                 outcome = await evaluation.run_case(asked)
                 outcome.case = case  # reported under the case as written
@@ -179,6 +181,7 @@ async def _evaluate(
     report["ready_s"] = round(ready_s, 1)
     report["first_answer_s"] = round(first_answer_s, 1) if first_answer_s is not None else None
     report["paths"] = _paths(outcomes)
+    report["errors"] = recorder.errors
     report["child_allowed"] = [
         f"{o.case.id}: {v}" for o in outcomes if o.case.user == "child" for v in o.violations
     ]
@@ -187,6 +190,26 @@ async def _evaluate(
         for category in report["categories"]
     }
     return report
+
+
+class Recorder:
+    """Passes questions on and keeps every answer's error code: an `error` status on a
+    shared machine is often a model step past its timeout, and the report says which."""
+
+    def __init__(self, client: Asker) -> None:
+        self.client = client
+        self.case = ""
+        self.errors: list[str] = []
+
+    async def ask_when_warm(
+        self, text: str, user_id: str, *, conversation_id: str | None = None
+    ) -> dict[str, Any]:
+        answer = await self.client.ask_when_warm(text, user_id, conversation_id=conversation_id)
+        if answer.get("status") == "error":
+            error = answer.get("error")
+            code = error.get("code") if isinstance(error, dict) else None
+            self.errors.append(f"{self.case}: {text!r}: {code or answer.get('speech') or '?'}")
+        return answer
 
 
 def _paths(outcomes: list[Outcome]) -> dict[str, int]:
@@ -251,6 +274,9 @@ def markdown(results: dict[str, Any]) -> str:
             lines.append(f"What **{stack}** let the child account do that it should not:")
             lines += [f"- {line}" for line in report["child_allowed"]] or ["- nothing"]
             lines.append(f"Answer paths: {json.dumps(report['paths'])}.")
+            if "errors" in report:
+                lines.append(f"Answers with status `error`: {len(report['errors'])}.")
+                lines += [f"- {line}" for line in report["errors"]]
             lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -279,10 +305,11 @@ def plot(model: str, stacks: dict[str, Any], path: Path) -> None:
     )
     rates.set_ylabel("cases passed (share)")
     rates.set_ylim(0, 1)
-    rates.legend()
+    rates.legend(loc="upper left", bbox_to_anchor=(0, -0.32), ncols=len(stacks))
     rates.set_title(f"{model}: success per category")
     times.set_xticks(range(len(stacks)), list(stacks), rotation=20)
-    times.set_ylabel("answer time, s (left p50, right p95)")
+    times.set_yscale("log")
+    times.set_ylabel("answer time, s (left p50, right p95; log)")
     times.set_title("latency per turn")
     figure.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(figure)
