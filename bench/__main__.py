@@ -2,6 +2,7 @@
 
 Usage: python -m bench [--only NAME ...]
        python -m bench --server [ARGS]   local model vs. llama-server (bench/server.py)
+       python -m bench --peer [ARGS]     HA's own LLM stack vs. BotPsy (bench/peer.py)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from bench import (
     load,
     machine,
     mqtt_roundtrip,
+    peer,
     plots,
     policy,
     prompt_budget,
@@ -47,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--server"]:  # its own report: bench/results/server-<date>.md
         return server.main(argv[1:])
+    if argv[:1] == ["--peer"]:  # its own report: bench/results/peer-<date>.md
+        return peer.main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these")
     args = parser.parse_args(argv)

@@ -22,6 +22,7 @@ from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.link.pairing import display_code
 from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from demo.home_setup import (
     DemoAccounts,
@@ -66,10 +67,25 @@ class ModelChoice:
 class DemoStack:
     """Everything the demo runs; use as `async with DemoStack(...) as stack:`."""
 
-    def __init__(self, model: ModelChoice, progress: Progress, *, run_dir: Path = RUN) -> None:
+    def __init__(
+        self,
+        model: ModelChoice,
+        progress: Progress,
+        *,
+        run_dir: Path = RUN,
+        model_server: ServerSettings | None = None,
+        ha_pythonpath: Path | None = None,
+        extra_config: str = "",
+    ) -> None:
         self.model = model
         self.progress = progress
         self.run_dir = run_dir
+        self.model_server = model_server
+        """The app's `model_server` (the bench's server backend); None: the local model."""
+        self.ha_pythonpath = ha_pythonpath
+        """Extra packages for HA's own integrations (the peer bench's openai), not the repo."""
+        self.extra_config = extra_config
+        """YAML appended to HA's configuration.yaml (the peer bench's assist_pipeline)."""
         self.broker = MosquittoBroker(workdir=run_dir / "mosquitto")
         self.ha_port = free_port()
         self.ha_process: asyncio.subprocess.Process | None = None
@@ -124,6 +140,9 @@ class DemoStack:
         """A fresh copy of the demo's HA config in the run folder, and HA started on it."""
         config = self.run_dir / "ha"
         shutil.copytree(CONFIG, config)
+        if self.extra_config:
+            with (config / "configuration.yaml").open("a") as yaml:
+                yaml.write("\n" + self.extra_config)
         # Our integration goes in as HACS would install it: its folder alone.
         integration = REPO / "custom_components" / "botpsy"
         if (integration / "manifest.json").exists():
@@ -136,6 +155,8 @@ class DemoStack:
         self.progress(f"starting Home Assistant on {self.ha_url} (log: {log.name})")
         # HA must find custom_components in its config folder, not the repo's on PYTHONPATH.
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        if self.ha_pythonpath is not None:
+            env["PYTHONPATH"] = str(self.ha_pythonpath)
         env["BOTPSY_DEMO_HA_PORT"] = str(self.ha_port)
         self.ha_process = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -229,6 +250,7 @@ class DemoStack:
                 policy_file=policy,
                 data_dir=data,
                 model=model,
+                model_server=self.model_server,
                 agent=AgentSettings(),
                 health_file=self.run_dir / "health.json",
             )

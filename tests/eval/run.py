@@ -22,7 +22,7 @@ from pathlib import Path
 import re
 import sys
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.policy import Principal, scope
@@ -132,8 +132,17 @@ def _names(states: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
     return names
 
 
+class Asker(Protocol):
+    """Who answers the cases: the app over MQTT (`AgentClient`), or another stack through
+    HA (bench/peer.py)."""
+
+    async def ask_when_warm(
+        self, text: str, user_id: str, *, conversation_id: str | None = None
+    ) -> dict[str, Any]: ...
+
+
 class Evaluation:
-    def __init__(self, stack: DemoStack, client: AgentClient, home: Home) -> None:
+    def __init__(self, stack: DemoStack, client: Asker, home: Home) -> None:
         self.stack, self.client, self.home = stack, client, home
         assert stack.accounts is not None and stack.app is not None
         self.people = {"admin": stack.accounts.admin_id, "child": stack.accounts.child_id}
