@@ -282,6 +282,12 @@ def test_items_said_beyond_those_added(text: str, added: list[str], more: bool) 
     assert grounding.items_beyond(grounding.Request(text, "en"), added) is more
 
 
+def test_a_bit_chilly_names_the_rooms_thermostat() -> None:
+    # The real 1.5B's call for "it's a bit chilly in the kids room" was asked about.
+    warmer = call("set_climate", entity_id=["climate.kids_room"], temperature_step=1)
+    assert verdict("it's a bit chilly in the kids room", warmer) is grounding.Verdict.GROUNDED
+
+
 def test_ticking_off_a_said_item_names_the_homes_only_list() -> None:
     # The real 1.5B's call for "I already got the milk, tick it off" was asked about.
     tick = call("complete_todo_item", list_id="todo.shopping_list", item="milk")

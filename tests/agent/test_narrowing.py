@@ -129,3 +129,15 @@ def test_the_uids_of_a_listing_are_found_in_its_result() -> None:
     }
     assert listed_uids(feedback) == {"u1"}
     assert listed_uids({"result": {"actions": [{"states": []}]}}) == frozenset()
+
+
+def test_a_device_said_by_its_exact_name_is_the_only_one_of_its_kind_named() -> None:
+    # The real 1.5B dimmed the reading lamp for "dim the living room lamp a little": the room
+    # and the word "lamp" named it too. HA's own matching takes the exact name.
+    tools = _narrowed("dim the living room light a little")
+    assert _enum(tools["set_light"], "entity_id") == ["light.living_room"]
+    # A plural is no exact name: "the kitchen lights" are the room's lights.
+    assert _enum(_narrowed("dim the kitchen lights")["set_light"], "entity_id") == [
+        "light.kitchen",
+        "light.kitchen_counter",
+    ]

@@ -126,6 +126,12 @@ class Request:
     def says_any(self, phrases: Iterable[str]) -> bool:
         return any(self.says(p) for p in phrases)
 
+    def says_exactly(self, phrase: str) -> bool:
+        """The phrase as it is, no plural ending: "the living room lamp", not "lamps"."""
+        words = _phrase_words(phrase)
+        joined = "".join(words) if self.spaceless else " ".join(words)
+        return bool(words) and f" {joined} " in self._padded
+
 
 def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
     """Whether this resolved, model-proposed call was asked for."""
@@ -274,7 +280,12 @@ def _entity_named(
     device only, which lets a word pointing back name what this conversation acted on."""
     if request.says_any(_distinctive(entity, home)):
         return True
-    names_device = request.says_any(DOMAINS[language].get(entity.domain, ()))
+    # Another device of its kind called by its exact name ("dim the living room lamp") is
+    # the one meant, as in HA's own matching: its room and kind no longer name this one too
+    # (the real 1.5B dimmed the reading lamp, in the same room).
+    names_device = request.says_any(DOMAINS[language].get(entity.domain, ())) and not (
+        _another_said_exactly(entity, request, home)
+    )
     own_places = [home.areas.get(entity.area_id or ""), home.floors.get(entity.floor_id or "")]
     in_speakers_room = entity.area_id is not None and entity.area_id == request.speaker_area
     return (
@@ -295,6 +306,15 @@ def _entity_named(
             and (names_device or says_device or request.says_any(REFERRING.get(language, ())))
         )
         or (in_speakers_room and request.says_any(HERE.get(language, ())))
+    )
+
+
+def _another_said_exactly(entity: Entity, request: Request, home: Home) -> bool:
+    others = (home.entities[e] for e in home.by_domain.get(entity.domain, ()) if e in home.entities)
+    return any(
+        other.entity_id != entity.entity_id
+        and any(request.says_exactly(name) for name in (other.name, *other.aliases))
+        for other in others
     )
 
 

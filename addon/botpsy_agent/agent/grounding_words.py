@@ -305,6 +305,8 @@ DOMAINS: WordTable = {
             "cool",
             "cooler",
             "hot",
+            "chilly",
+            "freezing",
             "degrees",
         ),
         "media_player": (
