@@ -2,6 +2,7 @@
 
 Usage: python -m bench [--only NAME ...]
        python -m bench --server [ARGS]   local model vs. llama-server (bench/server.py)
+       python -m bench --speed [ARGS]    the model path's speed figures (bench/speed.py)
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from bench import (
     prompt_budget,
     scaling,
     server,
+    speed,
 )
 
 RESULTS = Path(__file__).parent / "results"
@@ -47,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--server"]:  # its own report: bench/results/server-<date>.md
         return server.main(argv[1:])
+    if argv[:1] == ["--speed"]:  # its own report: bench/results/speed-<model>-<date>.md
+        return speed.main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these")
     args = parser.parse_args(argv)
