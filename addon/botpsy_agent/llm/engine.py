@@ -174,7 +174,8 @@ class LlamaEngine:
         """Set by the worker while a warm-up runs: True when a request waits. The build then
         stops between batches (`BuildYielded`), keeping what it evaluated."""
         self._partial: Snapshot | None = None
-        """The state where a yielded build stopped."""
+        """The state where a yielded build stopped (one at a time), until a build of the
+        same prefix goes on from it."""
         self._vocab = self._llm._model.vocab
         self.jump_forward = settings.jump_forward
         self._probe: ForcedTextProbe | None = None
@@ -517,7 +518,6 @@ class LlamaEngine:
             self.build = None
             if progress.done and elapsed > 0:  # a paused build's rate serves the next estimate
                 self._build_rate = progress.done / elapsed
-        self._partial = None
         self.builds += 1
         _LOGGER.info("Prefix of %d tokens built in %.1f s", progress.total, elapsed)
         return restored
@@ -529,8 +529,8 @@ class LlamaEngine:
             return start
         if not np.array_equal(partial.tokens, np.asarray(prompt[: len(partial.tokens)])):
             return start
+        self._partial = None  # consumed: a build paused again saves where it stops then
         if not self._restore(partial):
-            self._partial = None
             return start
         _LOGGER.info("Prefix build resumed at token %d of %d", len(partial.tokens), end)
         return len(partial.tokens)
