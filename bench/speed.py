@@ -148,7 +148,7 @@ async def first_run(settings: EngineSettings, compare: bool) -> dict[str, Any]:
                 "admin_after_sources": [a.completion.prefix_source for a in again],
             },
             "rss_mb": {"loaded": rss_loaded, "one_principal": rss_one, "two_principals": rss_two},
-            "snapshot_memory_mb": round(engine.prefixes.used() / 1e6, 1),
+            "snapshot_memory_mb": round(engine.prefixes.used / 1e6, 1),
             "snapshot_files": [] if store is None else [[n, s] for n, s in store.files()],
             "calls": rows,
         }
