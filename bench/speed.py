@@ -6,7 +6,8 @@ the app's data folder (a temporary one) holding the prefix snapshots:
 * cold: load, then the first answer with no snapshot anywhere (the prefix build's seconds);
 * warm: one-call answers over the varied requests, p50 / p95, with the tokens of each call
   split into sampled (a decode step each) and grammar-forced (jump-forward, in one batch),
-  and whether each call is the same as step-by-step decoding gives;
+  and (each request asked again right after, step by step) whether the call is the same
+  and how long step-by-step decoding took;
 * a second principal of a narrower scope (a child): what its first answer costs on top of
   the shared system+tools snapshot (tokens evaluated, seconds), and the RSS with both warm;
 * the snapshot files on disk with their sizes;
@@ -78,6 +79,24 @@ async def set_jump_forward(worker: ModelWorker, on: bool) -> None:
     await worker.run(job, timeout_s=60)  # type: ignore[arg-type]
 
 
+async def warm_requests(
+    worker: ModelWorker, compare: bool
+) -> tuple[list[Answer], list[Answer | None]]:
+    """Each request with jump-forward, then (with `compare`) step by step right after it:
+    pairs a moment apart, so a machine whose load drifts slows both alike."""
+    warm: list[Answer] = []
+    stepwise: list[Answer | None] = []
+    for text in REQUESTS:
+        warm += await ask_all(worker, (text,))
+        if not compare:
+            stepwise.append(None)
+            continue
+        await set_jump_forward(worker, False)
+        stepwise += await ask_all(worker, (text,))
+        await set_jump_forward(worker, True)
+    return warm, stepwise
+
+
 def call_row(answer: Answer, stepwise: Answer | None) -> dict[str, Any]:
     completion = answer.completion
     return {
@@ -108,12 +127,7 @@ async def first_run(settings: EngineSettings, compare: bool) -> dict[str, Any]:
         rss_loaded = rss_mb()
         (cold,) = await ask_all(worker, REQUESTS[:1])
         cold_prefix_s = engine.build_seconds()
-        warm = await ask_all(worker, REQUESTS)
-        stepwise: list[Answer | None] = [None] * len(warm)
-        if compare:
-            await set_jump_forward(worker, False)
-            stepwise = list(await ask_all(worker, REQUESTS))
-            await set_jump_forward(worker, True)
+        warm, stepwise = await warm_requests(worker, compare)
         rss_one = rss_mb()
         child = await ask_all(worker, CHILD_REQUESTS, home_offer(CHILD))
         again = await ask_all(worker, REQUESTS[:2])  # the admin's snapshot still serves
