@@ -113,6 +113,7 @@ def call_row(answer: Answer, stepwise: Answer | None) -> dict[str, Any]:
         else stepwise.completion.text == completion.text,
         "stepwise_wall_s": None if stepwise is None else round(stepwise.wall_s, 2),
         "text": completion.text,
+        "stepwise_text": None if stepwise is None else stepwise.completion.text,
     }
 
 
