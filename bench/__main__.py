@@ -3,6 +3,7 @@
 Usage: python -m bench [--only NAME ...]
        python -m bench --server [ARGS]   local model vs. llama-server (bench/server.py)
        python -m bench --peer [ARGS]     HA's own LLM stack vs. BotPsy (bench/peer.py)
+       python -m bench --speed [ARGS]    the model path's speed figures (bench/speed.py)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from bench import (
     prompt_budget,
     scaling,
     server,
+    speed,
 )
 
 RESULTS = Path(__file__).parent / "results"
@@ -51,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         return server.main(argv[1:])
     if argv[:1] == ["--peer"]:  # its own report: bench/results/peer-<date>.md
         return peer.main(argv[1:])
+    if argv[:1] == ["--speed"]:  # its own report: bench/results/speed-<model>-<date>.md
+        return speed.main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these")
     args = parser.parse_args(argv)

@@ -19,96 +19,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 import json
 import os
 from pathlib import Path
 import tempfile
-import threading
 import time
 from typing import Any
 
 from bench import machine
+from bench.model_requests import MAX_TOKENS, REQUESTS, Answer, ask_all
 from bench.stats import percentile
-from botpsy_agent.agent.offer import build_offer
-from botpsy_agent.llm.backend import Engine
-from botpsy_agent.llm.engine import Completion, EngineSettings, LlamaEngine
-from botpsy_agent.llm.grammar import Mode, build_grammar
-from botpsy_agent.llm.planning import Offer
-from botpsy_agent.llm.prompt import build_prefix, render_prompt, request_context
+from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.worker import ModelWorker
-from botpsy_agent.policy import Principal, parse_policy, scope
-from devkit.homes import family_home
 from devkit.llama_server import LlamaServer
 from devkit.real_models import DEFAULT_MODEL, fetch
 
 RESULTS = Path(__file__).parent / "results"
-NOW = datetime(2026, 11, 30, 18, 30, tzinfo=UTC)
-ADMIN_POLICY = (
-    "version: 1\ngroups: {admin: {ignore_exposure: true, rules: [{allow: [read, control]}]}}\n"
-)
-REQUESTS = (
-    "turn on the kitchen light",
-    "switch the coffee machine on",
-    "turn the hall light off",
-    "dim the reading lamp to 30 percent",
-    "is the hall window open?",
-    "close the kitchen window",
-    "set the living room to 21 degrees",
-    "what is the temperature in the living room?",
-    "turn off all the lights in the kitchen",
-    "add milk to the shopping list",
-    "tell Min-ji dinner is ready",
-    "put a dentist appointment on the calendar tomorrow at 3 pm",
-    "open the garage door",
-    "lock the front door",
-    "turn on the fan in the bedroom",
-    "is the coffee machine on?",
-    "turn the reading lamp off",
-    "what's on the calendar tomorrow?",
-    "switch off the living room light",
-    "start the robot vacuum",
-)
-MAX_TOKENS = 96
-
-
-@dataclass(frozen=True)
-class Answer:
-    wall_s: float
-    completion: Completion
-
-
-def home_offer() -> Offer:
-    home = family_home()
-    policy = parse_policy(ADMIN_POLICY, "bench")
-    return build_offer(scope(policy, Principal.user("a" * 32, is_admin=True), home, NOW), home)
-
-
-def plan_job(offer: Offer, text: str) -> Callable[[Engine, threading.Event], Completion]:
-    """What the planner does for a first step, keeping the engine's own figures."""
-
-    def job(engine: Engine, cancel: threading.Event) -> Completion:
-        user = {"role": "user", "content": f"{request_context(NOW)} {text}"}
-        prompt = render_prompt(
-            engine.template, engine.tokenize, build_prefix(offer.listing), [user]
-        )
-        grammar = build_grammar(offer.schemas, engine.info.tool_format, Mode.REQUIRED)
-        return engine.complete(prompt.tokens, prompt.cuts, grammar, MAX_TOKENS, cancel=cancel)
-
-    return job
-
-
-async def ask_all(worker: ModelWorker, texts: tuple[str, ...]) -> list[Answer]:
-    offer = home_offer()
-    answers = []
-    for text in texts:
-        started = time.perf_counter()
-        completion = await worker.run(plan_job(offer, text), timeout_s=600)
-        answers.append(Answer(time.perf_counter() - started, completion))
-    return answers
 
 
 def summary(started: float, ready_s: float, answers: list[Answer]) -> dict[str, Any]:

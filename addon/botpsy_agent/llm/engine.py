@@ -11,7 +11,7 @@ sets `n_tokens`/`input_ids`, which are its internals).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 import ctypes
 from dataclasses import dataclass, field
 import hashlib
@@ -24,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 
+from botpsy_agent.llm.forced import ForcedTextProbe
 from botpsy_agent.llm.grammar import Grammar
 from botpsy_agent.llm.logs import open_llama
 from botpsy_agent.llm.model_info import (
@@ -38,9 +39,10 @@ from botpsy_agent.llm.template import ChatTemplate
 _LOGGER = logging.getLogger(__name__)
 
 type FinishReason = Literal["stop", "length", "cancelled"]
-type PrefixSource = Literal["extended", "snapshot", "shared", "fresh"]
+type PrefixSource = Literal["extended", "snapshot", "shared", "resumed", "fresh"]
 """Where the prompt's evaluation started: the state already there, the whole prefix's
-snapshot, the shared part's snapshot (the principal's listing evaluated on top), nothing."""
+snapshot, the shared part's snapshot (the principal's listing evaluated on top), a paused
+build's state (the rest of the prefix evaluated on it), nothing."""
 
 
 class EngineError(RuntimeError):
@@ -61,6 +63,12 @@ class PromptTooLong(EngineError):
         self.context_length = context_length
 
 
+class BuildYielded(Exception):
+    """A warm-up's prefix build stopped between batches for a waiting request; what it had
+    evaluated is kept (`LlamaEngine._partial`) and the next build of that prefix goes on
+    from there."""
+
+
 class Cancelled(Exception):
     """The job's cancel flag was set (its request timed out or gave up), or the worker stops."""
 
@@ -78,6 +86,8 @@ class EngineSettings:
     snapshot_dir: Path | None = None
     """Where prefix snapshots are kept across restarts; None: in memory only."""
     snapshot_disk_mb: int = 256
+    jump_forward: bool = True
+    """Evaluate grammar-forced text in one batch instead of one decode step a token."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,10 @@ class Completion:
     prefix_source: PrefixSource
     prompt_ms: float
     generation_ms: float
+    forced_tokens: int = 0
+    """Generated tokens the grammar forced, fed in batches rather than sampled."""
+    decode_steps: int = 0
+    """Model evaluations during generation (a batch of forced tokens is one)."""
 
 
 @dataclass
@@ -156,7 +170,15 @@ class LlamaEngine:
         self._build_rate: float | None = None
         self.abort = threading.Event()
         """Set when the worker stops: the only thing that interrupts a prefix build."""
+        self.yield_build: Callable[[], bool] | None = None
+        """Set by the worker while a warm-up runs: True when a request waits. The build then
+        stops between batches (`BuildYielded`), keeping what it evaluated."""
+        self._partial: Snapshot | None = None
+        """The state where a yielded build stopped (one at a time), until a build of the
+        same prefix goes on from it."""
         self._vocab = self._llm._model.vocab
+        self.jump_forward = settings.jump_forward
+        self._probe: ForcedTextProbe | None = None
 
     # --- text <-> tokens ------------------------------------------------------------------
 
@@ -239,8 +261,9 @@ class LlamaEngine:
         started = time.monotonic()
         if seed is not None:
             self._llm.set_seed(seed)
+        counts = _Counts()
         if grammar is not None and temperature == 0:
-            generated, finish = self._greedy_constrained(grammar, max_tokens, cancel, stop)
+            generated, finish = self._greedy_constrained(grammar, max_tokens, cancel, stop, counts)
         else:
             generated, finish = self._sampled(grammar, max_tokens, cancel, stop, temperature)
         self.evaluated_total += len(generated)
@@ -253,6 +276,8 @@ class LlamaEngine:
             prefix_source=source,
             prompt_ms=prompt_ms,
             generation_ms=(time.monotonic() - started) * 1000,
+            forced_tokens=counts.forced,
+            decode_steps=counts.steps,
         )
 
     def _greedy_constrained(
@@ -261,6 +286,7 @@ class LlamaEngine:
         max_tokens: int,
         cancel: threading.Event | None,
         stop: tuple[str, ...],
+        counts: _Counts,
     ) -> tuple[list[int], FinishReason]:
         """Greedy decoding under a grammar, asking the grammar about the best token first.
 
@@ -268,6 +294,9 @@ class LlamaEngine:
         of ~250k tokens that halves generation speed. Greedy decoding only needs to know
         whether the most likely token is allowed, which it usually is; only when the grammar
         refuses it are all tokens checked (llama.cpp's server does the same).
+
+        With `jump_forward`, the text the grammar then forces is fed with the sampled token
+        in one batch (see `_forced_tokens`).
         """
         import llama_cpp
 
@@ -307,11 +336,61 @@ class LlamaEngine:
                 if self._take(token, generated, stop):
                     finish = "stop"
                     break
+                kept = len(generated)
+                batch, ends = self._with_forced(sampler, token, generated, max_tokens, stop)
+                counts.forced += len(generated) - kept
+                if ends:  # nothing but the end may follow: no need to ask the model
+                    finish = "stop"
+                    break
                 if len(generated) < max_tokens:
-                    self._llm.eval([token])
+                    self._llm.eval(batch)
+                    counts.steps += 1
         finally:
             llama_cpp.llama_sampler_free(sampler)
         return generated, finish
+
+    def _with_forced(
+        self,
+        sampler: object,
+        token: int,
+        generated: list[int],
+        max_tokens: int,
+        stop: tuple[str, ...],
+    ) -> tuple[list[int], bool]:
+        """`token` and the forced tokens after it (accepted by the grammar, kept), to
+        evaluate in one batch; and whether generation ends with them."""
+        import llama_cpp
+
+        batch = [token]
+        forced, ends = self._forced_tokens(sampler, max_tokens - len(generated))
+        for extra in forced:
+            llama_cpp.llama_sampler_accept(sampler, extra)
+            if self._take(extra, generated, stop):
+                return batch, True
+            batch.append(extra)
+        return batch, ends
+
+    def _forced_tokens(self, sampler: object, room: int) -> tuple[list[int], bool]:
+        """The tokens of the text the grammar forces now, at most `room`, and whether only
+        the end may follow them.
+
+        The forced text is tokenised on its own, which need not be how the model would
+        split it where it meets what follows (a token may span the boundary): so its last
+        token is held back and left to the model, unless the grammar ends there."""
+        if not self.jump_forward or room <= 0:
+            return [], False
+        if self._probe is None:
+            self._probe = ForcedTextProbe(self._vocab, self._llm.n_vocab(), self._llm.token_eos())
+        forced = self._probe.forced(sampler)
+        text = forced.text.decode("utf-8", errors="ignore")
+        if forced.text and text.encode("utf-8") != forced.text:
+            return [], False  # ends inside a character: leave it all to the model
+        tokens = self.tokenize(text) if text else []
+        if not forced.ends:
+            tokens = tokens[:-1]
+        if len(tokens) > room:
+            return tokens[:room], False
+        return tokens, forced.ends
 
     def _sampled(
         self,
@@ -389,7 +468,8 @@ class LlamaEngine:
         """Bring the model state to the end of `prompt`, evaluating as little as possible."""
         ends = _cuts(prefix_length, len(prompt) - 1, len(prompt))
         current = self._llm.n_tokens
-        if 0 < current < len(prompt) and self._evaluated_equals(prompt[:current]):
+        # Only past the prefix: inside it (a paused build) the prefix must be built and saved.
+        if ends[-1] <= current < len(prompt) and self._evaluated_equals(prompt[:current]):
             rest = prompt[current:]
             self._eval(rest, cancel)
             return "extended", len(rest)
@@ -398,7 +478,9 @@ class LlamaEngine:
         self._eval(rest, cancel)
         if restored == ends[-1]:
             return "snapshot", len(rest)
-        return ("shared" if restored else "fresh"), len(prompt) - restored
+        if restored in ends:
+            return "shared", len(prompt) - restored
+        return ("resumed" if restored else "fresh"), len(prompt) - restored
 
     def _build(self, prompt: list[int], ends: tuple[int, ...]) -> int:
         """Stand at `prompt[:ends[-1]]`: restore the longest prefix with a snapshot, then
@@ -410,11 +492,14 @@ class LlamaEngine:
         for end in reversed(ends):
             key = PrefixCache.key(prompt[:end])
             snapshot = self.prefixes.get(key)
-            if snapshot is not None and self._restore(key, snapshot):
+            if snapshot is not None and self._restore(snapshot):
                 start = end
                 break
+            if snapshot is not None:  # llama.cpp refused it: evaluate the prefix again
+                self.prefixes.forget(key)
         else:
             self._llm.reset()
+        start = self._resume(prompt, start, ends[-1])
         restored = start
         if ends[-1] <= start:
             return restored
@@ -431,17 +516,36 @@ class LlamaEngine:
             elapsed = time.monotonic() - progress.started
             self._build_seconds += elapsed
             self.build = None
+            if progress.done and elapsed > 0:  # a paused build's rate serves the next estimate
+                self._build_rate = progress.done / elapsed
         self.builds += 1
-        if elapsed > 0:
-            self._build_rate = progress.total / elapsed
         _LOGGER.info("Prefix of %d tokens built in %.1f s", progress.total, elapsed)
         return restored
+
+    def _resume(self, prompt: list[int], start: int, end: int) -> int:
+        """Go on from a yielded build's state when it lies on this prompt past `start`."""
+        partial = self._partial
+        if partial is None or not start < len(partial.tokens) < end:
+            return start
+        if not np.array_equal(partial.tokens, np.asarray(prompt[: len(partial.tokens)])):
+            return start
+        self._partial = None  # consumed: a build paused again saves where it stops then
+        if not self._restore(partial):
+            return start
+        _LOGGER.info("Prefix build resumed at token %d of %d", len(partial.tokens), end)
+        return len(partial.tokens)
 
     def _eval_building(self, tokens: list[int], progress: BuildProgress) -> None:
         for first in range(0, len(tokens), self.settings.batch_size):
             if self.abort.is_set():
                 self._llm.reset()
                 raise Cancelled
+            if self.yield_build is not None and self.yield_build():
+                self.evaluated_total += first
+                if self._llm.n_tokens:
+                    self._partial = self._state()
+                _LOGGER.info("Prefix build paused at %d tokens for a request", progress.done)
+                raise BuildYielded
             chunk = tokens[first : first + self.settings.batch_size]
             self._llm.eval(chunk)
             progress.done += len(chunk)
@@ -461,6 +565,16 @@ class LlamaEngine:
         self.evaluated_total += len(tokens)
 
     def _save(self, key: str) -> None:
+        snapshot = self._state()
+        self.prefixes.put(key, snapshot)
+        _LOGGER.debug(
+            "Prefix snapshot of %d tokens saved (%.1f MB)",
+            len(snapshot.tokens),
+            snapshot.size / 1e6,
+        )
+
+    def _state(self) -> Snapshot:
+        """The sequence state where the model stands now, with its tokens."""
         import llama_cpp
 
         ctx = self._llm.ctx
@@ -470,18 +584,16 @@ class LlamaEngine:
         if written == 0:
             raise EngineError("llama.cpp could not save the prefix state")
         tokens = self._llm.input_ids[: self._llm.n_tokens].copy()
-        self.prefixes.put(key, Snapshot(bytes(buffer)[:written], tokens))
-        _LOGGER.debug("Prefix snapshot of %d tokens saved (%.1f MB)", len(tokens), written / 1e6)
+        return Snapshot(bytes(buffer)[:written], tokens)
 
-    def _restore(self, key: str, snapshot: Snapshot) -> bool:
-        """Put a snapshot's state in place; False (and the snapshot dropped) if llama.cpp
-        refuses it, so the prefix is evaluated again instead."""
+    def _restore(self, snapshot: Snapshot) -> bool:
+        """Put a snapshot's state in place; False if llama.cpp refuses it (the caller then
+        drops it, and the prefix is evaluated again instead)."""
         import llama_cpp
 
         data = (ctypes.c_uint8 * len(snapshot.state)).from_buffer_copy(snapshot.state)
         if llama_cpp.llama_state_seq_set_data(self._llm.ctx, data, len(snapshot.state), 0) == 0:
             _LOGGER.warning("llama.cpp refused a prefix snapshot; evaluating the prefix again")
-            self.prefixes.forget(key)
             self._llm.reset()
             return False
         count = len(snapshot.tokens)
@@ -518,6 +630,12 @@ class LlamaEngine:
         import llama_cpp
 
         return bool(llama_cpp.llama_vocab_is_eog(self._vocab, token))
+
+
+@dataclass
+class _Counts:
+    forced: int = 0
+    steps: int = 0
 
 
 def _cuts(prefix_length: int | Sequence[int], longest: int, total: int) -> tuple[int, ...]:

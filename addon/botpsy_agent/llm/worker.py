@@ -10,6 +10,12 @@ its end (cancelling it meant starting again from zero, a livelock on a slow mach
 is not charged to any request's timeout; a request that would wait longer than
 `build_wait_s` for it is answered `ModelWarmingUp` at once, with the progress and an estimate.
 
+A warm-up's build (a rebuild after a home change) runs in the background: when a request
+arrives it pauses between batches, keeping what it evaluated, the request is served (from
+its principal's snapshot, still valid if the change did not touch its listing; a request
+that needs the prefix being built goes on with the build itself), and the warm-up is queued
+again to finish from where it stopped.
+
 With a model server configured (`server`), each job goes to the engine `EngineRouter` picks
 before it starts: the server while healthy, else the local model. A job that finds the
 server down is run once more on the local model: a model job only plans (it generates; the
@@ -31,7 +37,7 @@ import time
 from typing import Any
 
 from botpsy_agent.llm.backend import Engine
-from botpsy_agent.llm.engine import BuildProgress, Cancelled, LlamaEngine
+from botpsy_agent.llm.engine import BuildProgress, BuildYielded, Cancelled, LlamaEngine
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S, EngineKind, EngineRouter
 from botpsy_agent.llm.server import ServerDown, ServerSettings
 
@@ -274,8 +280,9 @@ class ModelWorker:
 
     def _refuse_if_warming(self, wait_left_s: float) -> None:
         build = self.warming
-        if build is None:
-            return
+        engine = self.local
+        if build is None or (engine is not None and engine.yield_build is not None):
+            return  # nothing builds, or a warm-up does, which pauses for this request
         eta = build.eta_s
         if eta is not None and eta > wait_left_s:
             raise ModelWarmingUp(build.percent, eta)
@@ -336,6 +343,10 @@ class ModelWorker:
         started = time.monotonic()
         try:
             item.future.set_result(self._call(item))
+        except BuildYielded:  # the warm-up goes on after the requests now waiting
+            _LOGGER.debug("Warm-up %d paused for a request", item.sequence)
+            self._queue.put(_Item(1, next(self._sequence), item.job, item.cancel, Future()))
+            item.future.set_result(None)
         except Cancelled as cancelled:
             if item.future.running():
                 item.future.set_exception(cancelled)
@@ -366,6 +377,10 @@ class ModelWorker:
             kind, engine = "local", self.local
         else:
             raise self._unavailable()
+        pausable = item.priority == 1 and isinstance(engine, LlamaEngine)
+        if pausable:
+            assert isinstance(engine, LlamaEngine)
+            engine.yield_build = self._request_waiting
         try:
             result = item.job(engine, item.cancel)
         except ServerDown as err:
@@ -379,8 +394,16 @@ class ModelWorker:
             result = item.job(self.local, item.cancel)
             self.retried_locally += 1
             kind = "local"
+        finally:
+            if pausable:
+                assert isinstance(engine, LlamaEngine)
+                engine.yield_build = None
         self.served[kind] += 1
         return result
+
+    def _request_waiting(self) -> bool:
+        with self._lock:
+            return self._waiting_requests > 0
 
     def _refuse_remaining(self) -> None:
         while True:
