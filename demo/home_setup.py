@@ -253,6 +253,14 @@ async def add_botpsy_integration(
     from the app's log. Returns the entity id of its Assist agent."""
     data = {"instance": instance, "pairing_code": pairing_code}
     entry = await _config_flow(base_url, token, "botpsy", data)
+    return await conversation_agent_of(base_url, token, entry, "BotPsy")
+
+
+async def conversation_agent_of(
+    base_url: str, token: str, entry: dict[str, Any], integration: str
+) -> str:
+    """The conversation agent an integration's new config entry made (HA adds it soon after
+    the flow ends)."""
     async with ha_client(base_url, token, timeout_s=30) as client:
         for _ in range(100):
             registry = await client.call({"type": "config/entity_registry/list"})
@@ -265,7 +273,7 @@ async def add_botpsy_integration(
             if agents:
                 return str(agents[0])
             await asyncio.sleep(0.1)
-    raise SetupError("the BotPsy integration was added but made no Assist agent")
+    raise SetupError(f"the {integration} integration was added but made no conversation agent")
 
 
 async def _wait_for(client: HaClient, entity_ids: list[str]) -> None:

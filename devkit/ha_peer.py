@@ -12,7 +12,6 @@ locally handled command, from the intent response's targets.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 import itertools
 import secrets
@@ -20,7 +19,7 @@ from typing import Any
 
 import aiohttp
 
-from demo.home_setup import CLIENT_ID, SetupError, _config_flow, ha_client
+from demo.home_setup import CLIENT_ID, SetupError, _config_flow, conversation_agent_of, ha_client
 
 PIPELINE_NAME = "HA local-first with llama.cpp"
 LOCAL_PATH = "ha_local"
@@ -66,19 +65,7 @@ async def add_llama_cpp(base_url: str, token: str, server_url: str) -> str:
     entry = await _config_flow(
         base_url, token, "llama_cpp", {"base_url": f"{server_url}/v1", "chat_model": models[0]}
     )
-    async with ha_client(base_url, token, timeout_s=30) as client:
-        for _ in range(100):
-            registry = await client.call({"type": "config/entity_registry/list"})
-            agents = [
-                e["entity_id"]
-                for e in registry
-                if e.get("config_entry_id") == entry.get("entry_id")
-                and e["entity_id"].startswith("conversation.")
-            ]
-            if agents:
-                return str(agents[0])
-            await asyncio.sleep(0.1)
-    raise SetupError("the llama_cpp integration was added but made no conversation agent")
+    return await conversation_agent_of(base_url, token, entry, "llama_cpp")
 
 
 async def add_local_first_pipeline(base_url: str, token: str, agent: str) -> str:
