@@ -21,7 +21,6 @@ import json
 import os
 from pathlib import Path
 import sys
-import threading
 from typing import Any
 
 import aiohttp
@@ -172,33 +171,6 @@ class Conversation:
         return bool(answer["status"] in ANSWERED)
 
 
-async def read_line(prompt: str) -> str:
-    """A line typed at the prompt. Read by a daemon thread of its own, not the default
-    executor's: asyncio.run waits for that executor on the way out, so Ctrl-C at the prompt
-    would hang until Enter."""
-    loop = asyncio.get_running_loop()
-    typed: asyncio.Future[str] = loop.create_future()
-
-    def settle(text: str | None, error: BaseException | None) -> None:
-        if typed.done():
-            return
-        if error is not None:
-            typed.set_exception(error)
-        else:
-            typed.set_result(text or "")
-
-    def read() -> None:
-        try:
-            text, error = input(prompt), None
-        except (EOFError, OSError) as err:
-            text, error = None, err
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
-            loop.call_soon_threadsafe(settle, text, error)
-
-    threading.Thread(target=read, name="demo-prompt", daemon=True).start()
-    return await typed
-
-
 async def converse(
     stack: DemoStack,
     client: AgentClient,
@@ -218,7 +190,7 @@ async def converse(
     say("type a request (/user admin|child, /via mqtt|assist, /new, /quit)")
     while True:
         try:
-            line = await read_line(f"you ({session.user}, {session.via})> ")
+            line = await asyncio.to_thread(input, f"you ({session.user}, {session.via})> ")
         except EOFError:
             line = "/quit"
         line = line.strip()

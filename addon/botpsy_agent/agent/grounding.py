@@ -88,6 +88,11 @@ class Request:
     def base_language(self) -> str:
         return self.language.replace("_", "-").split("-", 1)[0].lower()
 
+    @property
+    def word_language(self) -> str:
+        """The language whose word lists apply: its own, or English where we have none."""
+        return self.base_language if self.base_language in KINDS else "en"
+
     @cached_property
     def normalized(self) -> str:
         return _normalize(self.text)
@@ -143,7 +148,7 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
             call.name, request
         )
         return Verdict.GROUNDED if about_home else Verdict.NO_HOME_INTENT
-    language = request.base_language if request.base_language in KINDS else "en"
+    language = request.word_language
     kind = request.says_any(KINDS[language].get(call.name, ())) or (
         call.name in request.referent_tools and request.says_any(REFERRING.get(language, ()))
     )
@@ -166,7 +171,7 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
     other action could at best become a question, and a small model picks the wrong tool
     for "put butter on the shopping list" far less often when it cannot pick a cover.
     """
-    language = request.base_language if request.base_language in KINDS else "en"
+    language = request.word_language
     words = KINDS[language]
     referring = request.says_any(REFERRING.get(language, ()))
     named = frozenset(
@@ -178,7 +183,7 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
 
 
 def _prepares_asked_change(read: str, request: Request) -> bool:
-    language = request.base_language if request.base_language in KINDS else "en"
+    language = request.word_language
     kinds = KINDS[language]
     return any(request.says_any(kinds.get(change, ())) for change in PREPARED_BY.get(read, ()))
 
@@ -194,7 +199,7 @@ def _asks_elsewhere(request: Request, home: Home, language: str) -> bool:
 
 def asks_free_busy(request: Request) -> bool:
     """Does the request ask whether a time is free ("am I free tomorrow at 3?")?"""
-    language = request.base_language if request.base_language in KINDS else "en"
+    language = request.word_language
     return request.says_any(KINDS[language].get("check_free_busy", ()))
 
 
@@ -205,7 +210,7 @@ def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> b
     a shopping-list word, and asks nothing the home's states answer); it must name a device,
     something of the home, what the read tools read (the calendar, the list) or a day.
     """
-    language = request.base_language if request.base_language in KINDS else "en"
+    language = request.word_language
     kinds = KINDS[language]
     asked = READ_KINDS if reading else kinds.keys()
     if any(request.says_any(kinds.get(name, ())) for name in asked):
@@ -227,7 +232,7 @@ def named_entities(request: Request, home: Home) -> frozenset[str]:
     The model's grammar is narrowed to these where a tool has any of them: a small model
     told "tell Anna dinner is ready" then cannot write to Sam's phone instead.
     """
-    language = request.base_language if request.base_language in KINDS else "en"
+    language = request.word_language
     return frozenset(
         entity.entity_id
         for entity in home.entities.values()
