@@ -30,6 +30,7 @@ from botpsy_agent.weights.catalog import CATALOG, HUGGING_FACE_BASE_URL
 from botpsy_agent.weights.store import ensure_model, plan_model
 from demo.assist import AssistClient, show_assist
 from demo.client import WARM_UP_RETRY_S, AgentClient
+from demo.prompt import Prompt
 from demo.stack import (
     INSTANCE,
     DemoStack,
@@ -188,9 +189,10 @@ async def converse(
             return 2
         return 0 if await session.ask(once, as_json=as_json) else 1
     say("type a request (/user admin|child, /via mqtt|assist, /new, /quit)")
+    prompt = Prompt(sys.stdin.fileno())
     while True:
         try:
-            line = await asyncio.to_thread(input, f"you ({session.user}, {session.via})> ")
+            line = await prompt.ask(f"you ({session.user}, {session.via})> ")
         except EOFError:
             line = "/quit"
         line = line.strip()

@@ -105,11 +105,16 @@ def test_ctrl_c_at_the_prompt_stops_everything_and_leaves_no_process(tmp_path: P
         assert len(children) >= 2  # Home Assistant and Mosquitto
         assert "mosquitto" in {child.name() for child in children}
         os.killpg(demo_process.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends
-        rest, _ = demo_process.communicate(timeout=60)
+        # stdin stays open, as a terminal's does: an end of input must not be what stops it
+        demo_process.wait(timeout=60)
+        rest = demo_process.stdout.read()
     finally:
         if demo_process.poll() is None:
             os.killpg(demo_process.pid, signal.SIGKILL)
             demo_process.wait()
+        for stream in (demo_process.stdin, demo_process.stdout):
+            if stream is not None:
+                stream.close()
     assert demo_process.returncode == 130
     assert "stopping Home Assistant" in rest and "stopping Mosquitto" in rest
     _, alive = psutil.wait_procs(children, timeout=5)
