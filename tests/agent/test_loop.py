@@ -224,6 +224,34 @@ async def test_a_second_device_named_gets_a_second_step(ha_bridge: HaBridge) -> 
     assert home.state_of("light.kitchen_lights").state == "on"
 
 
+async def test_each_call_of_one_model_step_is_carried_out(ha_bridge: HaBridge) -> None:
+    """Two calls in one step shared one execution key: the second was answered with the
+    first's execution, reported as executed and said ("Set Reading lamp."), and never ran
+    (the real 1.5B's "close the living room blinds and then switch on the reading lamp")."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [
+                call("turn_on", entity_id=["light.kitchen_lights"]),
+                call("set_light", entity_id=["light.bed_light"], brightness_pct=100),
+            ]
+        return "Done."
+
+    assert ha_bridge.index.home.state_of("light.bed_light").state == "off"
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    text = "turn on the kitchen lights and then switch on the bed light"
+    response = await agent.handle(ask(text, admin(ha_bridge)))
+    assert response.status is Status.DONE, response
+    home = ha_bridge.index.home
+    assert [a.outcome for a in response.actions] == [Outcome.EXECUTED, Outcome.EXECUTED]
+    assert home.state_of("light.bed_light").state == "on"
+    assert home.state_of("light.kitchen_lights").state == "on"
+    ran = [
+        [s["entity_id"] for x in a.result["actions"] for s in x["states"]] for a in response.actions
+    ]  # type: ignore[index]
+    assert ran == [["light.kitchen_lights"], ["light.bed_light"]]
+
+
 async def test_a_second_item_listed_gets_a_second_step(ha_bridge: HaBridge) -> None:
     """The real 1.5B added "Butter" alone for "butter and cheese"."""
 

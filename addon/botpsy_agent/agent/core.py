@@ -105,6 +105,9 @@ class _Step:
 @dataclass
 class _Turn:
     steps: list[_Step] = field(default_factory=list)
+    executions: int = 0
+    """Calls sent to the executor so far: each one's key (a model step's calls are made
+    before any of them is added to `steps`, so their count cannot number them)."""
     final_text: str = ""
     status: Status | None = None
     error: ErrorInfo | None = None
@@ -508,7 +511,8 @@ class BotPsyAgent:
                 report, Status.DONE, speech, {"planned": True}, is_read, resolved.entity_ids
             )
         started = time.monotonic()
-        number = sequence or f"{len(turn.steps)}"
+        number = sequence or f"{turn.executions}"
+        turn.executions += 1
         key = ExecutionKey(request.principal.key, request.id, number)
         execution = await self._executor.execute(key, resolved)
         turn.timings.ha_ms += (time.monotonic() - started) * 1000
