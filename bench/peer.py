@@ -15,6 +15,7 @@ the child do counts as it behaves. Writes bench/results/peer-<date>.json, .md an
 model.
 
 Usage: make bench ARGS="--peer [--models NAME ...] [--stacks ...] [--only ...] [--per-category N]"
+       make bench ARGS="--peer --render bench/results/peer-<date>.json"   (the .md again)
 (no --only / --per-category: every case, about 10 minutes per model and stack on 2 cores).
 """
 
@@ -274,11 +275,55 @@ def markdown(results: dict[str, Any]) -> str:
             lines.append(f"What **{stack}** let the child account do that it should not:")
             lines += [f"- {line}" for line in report["child_allowed"]] or ["- nothing"]
             lines.append(f"Answer paths: {json.dumps(report['paths'])}.")
+            if "no_tool_fits" in report["categories"]:
+                kinds = ", ".join(f"{k} {n}" for k, n in no_tool_answers(report).items())
+                lines.append(f"Where no tool fits (status, then a word match): {kinds}.")
             if "errors" in report:
                 lines.append(f"Answers with status `error`: {len(report['errors'])}.")
                 lines += [f"- {line}" for line in report["errors"]]
             lines.append("")
     return "\n".join(lines) + "\n"
+
+
+DECLINES = (
+    "i can't",
+    "i cannot",
+    "i can not",
+    "i'm unable",
+    "i am unable",
+    "i'm not able",
+    "i am not able",
+    "i don't have the ability",
+    "i do not have the ability",
+    "i'm sorry",
+    "unfortunately",
+)
+"""Words that decline in plain English: HA's stack has no refusal status (an LLM's text is
+`done`), so its answers to the requests no tool fits are read by these words instead."""
+
+
+def no_tool_answers(report: dict[str, Any]) -> dict[str, int]:
+    """How a stack's answers read where no tool fits: refused or asked back (the status),
+    declined in words, a tool call written out as text (JSON or tags), or answered (a joke, a
+    translation, a fact: what HA lets its LLM do and BotPsy does not). A word match."""
+    category = "no_tool_fits"
+    cases = (report["categories"].get(category) or {}).get("cases", 0)
+    kinds = {"refused or asked": 0, "declined in words": 0, "tool call as text": 0, "answered": 0}
+    failed = [f for f in report["failures"] if f["category"] == category]
+    for failure in failed:
+        speech = " ".join(t.get("speech") or "" for t in failure["turns"]).lower()
+        if {t.get("status") for t in failure["turns"]} & {"refused", "needs_clarification"}:
+            kinds["refused or asked"] += 1
+        elif ('"name"' in speech and '"arguments"' in speech) or any(
+            tag in speech for tag in ("<tools>", "<tool_call>", "<function")
+        ):
+            kinds["tool call as text"] += 1
+        elif any(words in speech.replace("\u2019", "'") for words in DECLINES):
+            kinds["declined in words"] += 1
+        else:
+            kinds["answered"] += 1
+    kinds["refused or asked"] += cases - len(failed)  # what a case here passes with
+    return kinds
 
 
 def _cell(value: Any) -> str:
@@ -357,7 +402,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stacks", nargs="+", choices=STACKS, default=list(STACKS))
     parser.add_argument("--only", nargs="*", help="only these categories or case ids")
     parser.add_argument("--per-category", type=int, help="at most N cases of each category")
+    parser.add_argument(
+        "--render", type=Path, metavar="JSON", help="only write the .md again from a run's .json"
+    )
     args = parser.parse_args(argv)
+    if args.render is not None:
+        results = json.loads(args.render.read_text())
+        args.render.with_suffix(".md").write_text(markdown(results))
+        print(f"[peer] wrote {args.render.with_suffix('.md')}")
+        return 0
     args.argv = argv or []
     stop_cleanly_on_sigterm()
     RESULTS.mkdir(exist_ok=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.peer import as_peer_case, pick
+from bench.peer import as_peer_case, no_tool_answers, pick
 from devkit.ha_peer import _local_actions, _status, _turn_actions
 from tests.eval.cases import load_cases
 from tests.eval.scoring import executed_actions
@@ -71,3 +71,27 @@ def test_pick_spreads_over_each_category() -> None:
         group = [c for c in cases if c.category == category]
         assert len([c for c in chosen if c.category == category]) == min(2, len(group))
     assert pick(cases, {"calendar"}, None) == [c for c in cases if c.category == "calendar"]
+
+
+def test_answers_where_no_tool_fits_are_read_by_status_then_words() -> None:
+    def failure(speech: str, status: str = "done") -> dict[str, Any]:
+        turn = {"say": "...", "status": status, "speech": speech, "actions": []}
+        return {"id": speech[:8], "category": "no_tool_fits", "turns": [turn]}
+
+    report = {
+        "categories": {"no_tool_fits": {"cases": 6}},
+        "failures": [
+            failure("I\u2019m unable to book flights, but I can help with your home."),
+            failure('```json\n{"name": "flight__book", "arguments": {"city": "Seoul"}}\n```'),
+            failure('<tools>\n  <function name="HassTurnOn">\n    <name>taxi</name>'),
+            failure("Why did the cat sit on the computer? To keep an eye on the mouse!"),
+            failure("Which flight do you mean?", status="needs_clarification"),
+            {"id": "unlock", "category": "permission", "turns": []},
+        ],
+    }
+    assert no_tool_answers(report) == {
+        "refused or asked": 2,  # the question back, and the one case that passed
+        "declined in words": 1,
+        "tool call as text": 2,
+        "answered": 1,
+    }
