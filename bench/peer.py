@@ -16,7 +16,7 @@ model.
 
 Usage: make bench ARGS="--peer [--models NAME ...] [--stacks ...] [--only ...] [--per-category N]"
        make bench ARGS="--peer --render bench/results/peer-<date>.json"   (the .md again)
-(no --only / --per-category: every case, about 10 minutes per model and stack on 2 cores).
+(no --only / --per-category: all 204 cases, both models, about 80 minutes on 2 idle cores).
 """
 
 from __future__ import annotations
@@ -233,6 +233,7 @@ def markdown(results: dict[str, Any]) -> str:
         "",
         "Stacks: " + "; ".join(f"**{s}**: {TITLES[s]}" for s in results["stacks"]) + ".",
         "",
+        *([f"**Note:** {results['note']}", ""] if results.get("note") else []),
         "The Qwen2.5-Coder models are general-purpose coder models, not BotPsy and not tuned for "
         "HA's Assist API either: they stand in for a tool-calling model in every stack. "
         "HA's stack is scored by the same checks, except the cases' `path` and `speech` "
