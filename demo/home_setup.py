@@ -49,7 +49,8 @@ async def ha_client(base_url: str, token: str, *, timeout_s: float = 15) -> Asyn
         await client.stop()
 
 
-async def _post(session: aiohttp.ClientSession, url: str, **kwargs: Any) -> Any:
+async def post_json(session: aiohttp.ClientSession, url: str, **kwargs: Any) -> Any:
+    """HA's answer to one POST, or a SetupError with its status and body."""
     async with session.post(url, **kwargs) as response:
         body = await response.json(content_type=None)
         if response.status >= 400:
@@ -57,11 +58,20 @@ async def _post(session: aiohttp.ClientSession, url: str, **kwargs: Any) -> Any:
         return body
 
 
+async def tokens_for_code(session: aiohttp.ClientSession, base_url: str, code: str) -> Any:
+    """The tokens HA gives for an authorization code (onboarding's, or a login flow's)."""
+    return await post_json(
+        session,
+        f"{base_url}/auth/token",
+        data={"grant_type": "authorization_code", "code": code, "client_id": CLIENT_ID},
+    )
+
+
 async def onboard(base_url: str) -> tuple[str, str]:
     """Create the owner account and finish onboarding; returns (access token, owner id)."""
     password = secrets.token_urlsafe(16)
     async with aiohttp.ClientSession() as session:
-        created = await _post(
+        created = await post_json(
             session,
             f"{base_url}/api/onboarding/users",
             json={
@@ -72,22 +82,14 @@ async def onboard(base_url: str) -> tuple[str, str]:
                 "language": "en",
             },
         )
-        tokens = await _post(
-            session,
-            f"{base_url}/auth/token",
-            data={
-                "grant_type": "authorization_code",
-                "code": created["auth_code"],
-                "client_id": CLIENT_ID,
-            },
-        )
+        tokens = await tokens_for_code(session, base_url, created["auth_code"])
         auth = {"Authorization": f"Bearer {tokens['access_token']}"}
         for step, body in (
             ("core_config", {}),
             ("analytics", {}),
             ("integration", {"client_id": CLIENT_ID, "redirect_uri": CLIENT_ID}),
         ):
-            await _post(session, f"{base_url}/api/onboarding/{step}", json=body, headers=auth)
+            await post_json(session, f"{base_url}/api/onboarding/{step}", json=body, headers=auth)
     async with ha_client(base_url, tokens["access_token"]) as client:
         users = await client.call({"type": "config/auth/list"})
         owner = next(u["id"] for u in users if u.get("is_owner"))
@@ -223,7 +225,7 @@ async def _config_flow(
     what a form does not ask for); the created entry."""
     auth = {"Authorization": f"Bearer {token}"}
     async with aiohttp.ClientSession(headers=auth) as session:
-        flow = await _post(
+        flow = await post_json(
             session,
             f"{base_url}/api/config/config_entries/flow",
             json={"handler": handler, "show_advanced_options": False},
@@ -238,7 +240,7 @@ async def _config_flow(
                 answer = {k: v for k, v in data.items() if k in asked}
             else:
                 raise SetupError(f"setting up {handler}: HA answered {flow}")
-            flow = await _post(
+            flow = await post_json(
                 session,
                 f"{base_url}/api/config/config_entries/flow/{flow['flow_id']}",
                 json=answer,

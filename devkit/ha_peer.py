@@ -19,7 +19,15 @@ from typing import Any
 
 import aiohttp
 
-from demo.home_setup import CLIENT_ID, SetupError, _config_flow, conversation_agent_of, ha_client
+from demo.home_setup import (
+    CLIENT_ID,
+    SetupError,
+    _config_flow,
+    conversation_agent_of,
+    ha_client,
+    post_json,
+    tokens_for_code,
+)
 
 PIPELINE_NAME = "HA local-first with llama.cpp"
 LOCAL_PATH = "ha_local"
@@ -104,7 +112,7 @@ async def token_for(base_url: str, admin_token: str, user_id: str, username: str
             }
         )
     async with aiohttp.ClientSession() as session:
-        flow = await _json(
+        flow = await post_json(
             session,
             f"{base_url}/auth/login_flow",
             json={
@@ -113,33 +121,17 @@ async def token_for(base_url: str, admin_token: str, user_id: str, username: str
                 "redirect_uri": CLIENT_ID,
             },
         )
-        done = await _json(
+        done = await post_json(
             session,
             f"{base_url}/auth/login_flow/{flow['flow_id']}",
             json={"client_id": CLIENT_ID, "username": username, "password": password},
         )
-        tokens = await _json(
-            session,
-            f"{base_url}/auth/token",
-            data={
-                "grant_type": "authorization_code",
-                "code": done["result"],
-                "client_id": CLIENT_ID,
-            },
-        )
+        tokens = await tokens_for_code(session, base_url, done["result"])
     async with ha_client(base_url, tokens["access_token"]) as client:
         made = await client.call(
             {"type": "auth/long_lived_access_token", "client_name": "peer bench", "lifespan": 1}
         )
     return str(made)
-
-
-async def _json(session: aiohttp.ClientSession, url: str, **kwargs: Any) -> Any:
-    async with session.post(url, **kwargs) as response:
-        body = await response.json(content_type=None)
-        if response.status >= 400:
-            raise SetupError(f"POST {url}: HTTP {response.status} {body}")
-        return body
 
 
 class PeerClient:
