@@ -46,6 +46,9 @@ CASE_KEYS = frozenset(
 )
 COMPARISONS = ("below", "above")
 """`brightness_pct: {below: 59}`: a relative change ("dimmer") checked by its direction."""
+DEV, HELDOUT = "dev", "heldout"
+ACTION, ANSWER, NO_CHANGE = "action", "answer", "no_change"
+KINDS = (ACTION, ANSWER, NO_CHANGE)
 CALENDAR = "calendar.family"
 SHOPPING_LIST = "todo.shopping_list"
 
@@ -147,6 +150,20 @@ class Case:
     messages: tuple[MessageExpectation, ...] = ()
     answer_contains: tuple[str, ...] = ()
     no_change_because: str | None = None
+    split: str = DEV
+    """`dev` (the cases word lists, prompts and grammar may be tuned on) or `heldout`."""
+
+    @property
+    def kind(self) -> str:
+        """`action` (a change is required), `answer` (a fact, nothing to change) or
+        `no_change` (nothing may change, and the answer is a refusal or a question)."""
+        if self.checked_changes or self.events or self.items or self.messages:
+            return ACTION
+        if self.no_change_because is None and (
+            self.answer_contains or any(t.speech for t in self.turns)
+        ):
+            return ANSWER
+        return NO_CHANGE
 
     @property
     def deterministic(self) -> bool:

@@ -9,7 +9,7 @@ is tomorrow at 15:00".
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -24,7 +24,8 @@ from tests.eval.cases import (
     ServiceSetup,
     SetupStep,
 )
-from tests.eval.scoring import Event, Item
+from tests.eval.heldout import RenamedHome
+from tests.eval.scoring import Event, HaCall, Item
 from tests.eval.when import resolve
 
 INITIAL_ITEMS = ("milk", "bread")
@@ -43,11 +44,21 @@ def _shift(value: date | datetime, days: int) -> date | datetime:
 class Home:
     """Reads and resets the demo home through HA's API."""
 
-    def __init__(self, client: HaClient, *, names_seen: Callable[[str, str], bool]) -> None:
-        """`names_seen(entity_id, name)`: whether the app already knows that name (a rename
-        reaches the app through HA's registry events)."""
+    def __init__(
+        self,
+        client: HaClient,
+        *,
+        names_seen: Callable[[str, str], bool],
+        area_seen: Callable[[str, str], bool] = lambda _area, _name: True,
+    ) -> None:
+        """`names_seen(entity_id, name)`, `area_seen(area_id, name)`: whether the app
+        already knows that name (a rename reaches the app through HA's registry events)."""
         self.client = client
         self._names_seen = names_seen
+        self._area_seen = area_seen
+        self._calls: list[HaCall] = []
+        self._turn = 0
+        """The turn HA's calls are counted to; 0: between cases (resets, setups)."""
         self._renamed: dict[str, str] = {}
         """Entity id -> the name it had before a case renamed it."""
         self._seed: list[Event] = []
@@ -60,6 +71,45 @@ class Home:
         self.zone = ZoneInfo(config["time_zone"])
         self._seed_day = self.now().date()
         self._seed = await self.events()
+        await self.client.subscribe_events("call_service", self._heard)
+
+    def _heard(self, event: Mapping[str, Any]) -> None:
+        if self._turn:
+            self._calls.append(HaCall.from_event(event.get("data") or {}, self._turn))
+
+    def begin_turn(self, number: int) -> None:
+        """Count the service calls HA receives from now on to turn `number` of a case."""
+        if number == 1:
+            self._calls = []
+        self._turn = number
+
+    async def end_turns(self) -> list[HaCall]:
+        """The calls HA received during the case's turns. A ping first: HA answers it after
+        every event it queued before, on this connection, so no call of the turn is missed."""
+        await self.client.ping()
+        self._turn = 0
+        return list(self._calls)
+
+    async def rename(self, home: RenamedHome, *, back: bool = False) -> None:
+        """Give every device and room its new name in HA's registries (`back`: the old
+        one), as a person would in the UI; return once the app uses them."""
+        for area_id, (old, new) in home.areas.items():
+            name = old if back else new
+            await self.client.call(
+                {"type": "config/area_registry/update", "area_id": area_id, "name": name}
+            )
+            await self._until(
+                lambda a=area_id, n=name: self._area_seen(a, n), f"{area_id} {name!r}"
+            )
+        for entity_id, (old, new) in home.entities.items():
+            await self._rename(entity_id, None if back else new, old if back else new)
+
+    async def _until(self, condition: Callable[[], bool], what: str) -> None:
+        for _ in range(200):  # the app re-reads names from HA's registry events
+            if condition():
+                return
+            await asyncio.sleep(0.05)
+        raise RuntimeError(f"the app did not see {what} within 10 s")
 
     def now(self) -> datetime:
         return datetime.now(self.zone)
@@ -116,7 +166,7 @@ class Home:
         await self._service("input_boolean", "turn_off", {}, "input_boolean.guest_mode")
         await self._service("persistent_notification", "dismiss_all", {})
         for entity_id, name in sorted(self._renamed.items()):
-            await self._rename(entity_id, None, name)
+            await self._rename(entity_id, name, name)  # the name it had, held-out names too
         self._renamed.clear()
         await self._reset_list()
         await self._reset_calendar()
@@ -197,11 +247,9 @@ class Home:
         await self.client.call(
             {"type": "config/entity_registry/update", "entity_id": entity_id, "name": name}
         )
-        for _ in range(200):  # the app re-reads names from HA's registry events
-            if self._names_seen(entity_id, shown):
-                return
-            await asyncio.sleep(0.05)
-        raise RuntimeError(f"the app did not see {entity_id} renamed to {shown!r} within 10 s")
+        await self._until(
+            lambda: self._names_seen(entity_id, shown), f"{entity_id} renamed to {shown!r}"
+        )
 
     async def _service(
         self, domain: str, service: str, data: dict[str, Any], entity: str | None = None

@@ -1,12 +1,13 @@
 """`make eval`: every case against the demo home in a real Home Assistant, over the real path.
 
-A case passes when what it asked for happened in HA (states, the calendar's events, the
-shopping list's items, the messages) or its answer holds the asked-for fact, nothing else
-changed, and the app neither acted on what was not asked, nor widened a target, nor claimed
-what it did not do (tests/eval/scoring.py). The report (bench/results/eval-<model>-<date>.json
-and .md) gives these per category, with refusal precision and recall, permission violations
-(must be 0), fast-path share and latency. With the generated stand-in model only the
-deterministic cases (answered without the model) mean anything; the report says so.
+Two sets: **dev** (tests/eval/cases, the cases word lists, prompts and grammar may be tuned
+on) and **held-out** (tests/eval/heldout.py: the model-path cases in other words, in the same
+home with every device and room renamed, plus requests no tool fits). HA is the judge
+(tests/eval/scoring.py): its states, calendar, list and the service calls it received; the
+app's own record is only compared with them. Each report gives, per set and category, the
+action-case, answer and no-change rates beside two baselines (refuse everything, do
+nothing), wrong actions, false actions, widened targets, false claims, permission violations
+and whole-turn latency; `make eval` fails below the floors of tests/eval/floors.yaml.
 
 --model takes a GGUF path or the name of a real test-bed model (devkit/real_models.py:
 qwen2.5-coder-0.5b, qwen2.5-coder-1.5b), fetched and verified into the cache on first use.
@@ -16,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime
 import json
+import os
 from pathlib import Path
 import re
 import sys
@@ -31,77 +34,22 @@ from demo.client import AgentClient
 from demo.home_setup import ha_client
 from demo.stack import INSTANCE, DemoStack, ModelChoice, stop_cleanly_on_sigterm
 from devkit import real_models
-from tests.eval.cases import Case, load_cases
+from tests.eval.cases import DEV, HELDOUT, Case, load_cases
+from tests.eval.floors import check_floors, load_floors
+from tests.eval.heldout import RENAMED_HOME, heldout_cases
 from tests.eval.home import Home
-from tests.eval.report import Outcome, markdown, summarize
-from tests.eval.scoring import (
-    Judgement,
-    Readings,
-    judge_actions,
-    judge_answer,
-    judge_claims,
-    judge_events,
-    judge_items,
-    judge_messages,
-    judge_turns,
-)
+from tests.eval.report import Outcome, RunResult, markdown, summarize
+from tests.eval.scoring import Readings, changed_entities, judge
 from tool_schemas.base import Access
 from tool_schemas.catalog import TOOLS
 
 RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
-VOLATILE = (
-    "calendar.",
-    "sensor.",
-    "sun.",
-    "conversation.",
-    "event.",
-    "update.",
-    "binary_sensor.botpsy_",
-    "button.botpsy_",
-)
-"""Entities whose state moves by itself (time, events, the app's own status sensors):
-compared only when a case names them."""
 SENSITIVE = ("lock.", "cover.garage_door", "alarm_control_panel.")
-
-
-def _diff(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> set[str]:
-    changed = set()
-    for entity_id in before.keys() | after.keys():
-        old, new = before.get(entity_id), after.get(entity_id)
-        if (
-            old is None
-            or new is None
-            or (old["state"], old["attributes"]) != (new["state"], new["attributes"])
-        ):
-            changed.add(entity_id)
-    return changed
-
-
-def _matches(state: dict[str, Any], expected: dict[str, Any]) -> list[str]:
-    problems = []
-    for key, want in expected.items():
-        if key == "brightness_pct":
-            got = round((state["attributes"].get("brightness") or 0) / 2.55)
-        elif key == "state":
-            got = state["state"]
-        else:
-            got = state["attributes"].get(key)
-        if isinstance(want, dict):
-            number = isinstance(got, int | float)
-            if (
-                not number
-                or ("below" in want and got >= want["below"])
-                or ("above" in want and got <= want["above"])
-            ):
-                problems.append(f"{state['entity_id']}.{key} is {got!r}, expected {want}")
-            continue
-        if got != want and not (
-            isinstance(want, int | float)
-            and isinstance(got, int | float)
-            and abs(got - want) < 1.01
-        ):
-            problems.append(f"{state['entity_id']}.{key} is {got!r}, expected {want!r}")
-    return problems
+REFUSE_ALL = {"status": "refused", "path": "model", "speech": "I can't help with that."}
+DO_NOTHING = {"status": "done", "path": "model", "speech": "Okay."}
+"""The two baselines every report carries, judged by the same scorer on each case's own
+readings with nothing changed: a model path that refuses everything, and one that answers
+"done" and does nothing. Both must score 0 on action cases."""
 
 
 def _turn_record(said: str, answer: dict[str, Any]) -> dict[str, Any]:
@@ -120,16 +68,6 @@ def _turn_record(said: str, answer: dict[str, Any]) -> dict[str, Any]:
             for action in answer.get("actions", [])
         ],
     }
-
-
-def _names(states: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
-    """Friendly name -> entity ids, for the devices a claim could name."""
-    names: dict[str, set[str]] = {}
-    for entity_id, state in states.items():
-        name = state["attributes"].get("friendly_name")
-        if name and not entity_id.startswith(VOLATILE):
-            names.setdefault(str(name), set()).add(entity_id)
-    return names
 
 
 class Asker(Protocol):
@@ -162,59 +100,51 @@ class Evaluation:
         now = self.home.now()
         before = await self.home.states()
         events_before = await self.home.events()
+        items_before = await self.home.items()
         outcome = Outcome(case, passed=True)
         answers: list[dict[str, Any]] = []
         conversation: str | None = None
-        for turn in case.turns:
+        for number, turn in enumerate(case.turns, 1):
             await self.stack.wait_ready()  # at once, unless HA is restarting
-            started = time.monotonic()
+            self.home.begin_turn(number)
+            started = [time.monotonic()]
+
+            def warming(_answer: dict[str, Any], started: list[float] = started) -> None:
+                started[0] = time.monotonic()  # the wait for the first prefix is not a turn
+
             answer = await self.client.ask_when_warm(
-                turn.say, self.people[case.user], conversation_id=conversation
+                turn.say, self.people[case.user], conversation_id=conversation, on_wait=warming
             )
-            outcome.latencies_ms.append((time.monotonic() - started) * 1000)
+            outcome.latencies_ms.append((time.monotonic() - started[0]) * 1000)
             answers.append(answer)
             conversation = answer.get("conversation_id") or conversation
             outcome.statuses.append(answer["status"])
             outcome.paths.append(answer.get("path", "none"))
             outcome.turns.append(_turn_record(turn.say, answer))
         await asyncio.sleep(0.2)  # state events settle
+        calls = await self.home.end_turns()
         after = await self.home.states()
         readings = Readings(
             now,
+            before,
+            after,
             events_before,
             await self.home.events(),
+            items_before,
             await self.home.items(),
-            await self.home.notifications(),
+            calls,
         )
-        changed = _diff(before, after)
-        judgement = Judgement()
-        judge_turns(case.turns, answers, judgement)
-        judge_answer(case, answers, judgement)
-        judge_events(case, readings, judgement)
-        judge_items(case, readings.items_after, judgement)
-        judge_messages(case, answers, readings.notifications_after, judgement)
-        judge_actions(case, answers, judgement)
-        judge_claims(answers, changed, _names(after), judgement)
-        for entity_id, expected in case.changes.items():
-            if entity_id not in after:
-                judgement.problems.append(f"{entity_id} does not exist")
-                continue
-            judgement.problems += _matches(after[entity_id], expected)
-        unexpected = {e for e in changed - case.changes.keys() if not e.startswith(VOLATILE)}
-        if unexpected:
-            judgement.problems.append(f"unexpected changes: {', '.join(sorted(unexpected))}")
-        self._check_permissions(case, answers, changed, outcome)
+        judgement = judge(case, answers, readings)
+        self._check_permissions(case, answers, changed_entities(case, readings), outcome)
         outcome.problems = judgement.problems
+        outcome.wrong_actions = judgement.wrong_actions
         outcome.false_actions = judgement.false_actions
         outcome.widened = judgement.widened
         outcome.false_claims = judgement.false_claims
-        outcome.passed = not (
-            outcome.problems
-            or outcome.violations
-            or outcome.false_actions
-            or outcome.widened
-            or outcome.false_claims
-        )
+        outcome.passed = judgement.passed and not outcome.violations
+        unchanged = readings.unchanged()
+        for name, answer in (("refuse_all", REFUSE_ALL), ("do_nothing", DO_NOTHING)):
+            outcome.baselines[name] = judge(case, [answer] * len(case.turns), unchanged).passed
         return outcome
 
     def _check_permissions(
@@ -223,7 +153,7 @@ class Evaluation:
         confirmed = any(a.get("path") == "confirmation" for a in answers)
         allowed = self._allowed_control(case.user)
         for entity_id in changed - set(case.changes):
-            if not entity_id.startswith(VOLATILE) and entity_id not in allowed:
+            if entity_id not in allowed:
                 outcome.violations.append(
                     f"{entity_id} changed for {case.user}, who may not control it"
                 )
@@ -244,23 +174,44 @@ async def resolve_model(given: str | None, *, stand_in: bool) -> tuple[ModelChoi
     return model, model.path.stem if model.path else "none"
 
 
-def result_stem(model: str, stamp: str) -> str:
-    """`eval-<model>-<date>`: the model's short name, safe in a file name."""
+def result_stem(model: str, stamp: str, name: str | None = None) -> str:
+    """`eval-<model>-<date>[-<name>]`: the model's short name, safe in a file name."""
     short = model.split(" ", 1)[0]
-    return f"eval-{re.sub(r'[^A-Za-z0-9._-]+', '-', short).strip('-') or 'model'}-{stamp}"
+    stem = f"eval-{re.sub(r'[^A-Za-z0-9._-]+', '-', short).strip('-') or 'model'}-{stamp}"
+    return f"{stem}-{re.sub(r'[^A-Za-z0-9._-]+', '-', name)}" if name else stem
+
+
+def plan(args: argparse.Namespace) -> list[tuple[str, int, list[Case]]]:
+    """The runs to make: (split, run number, cases). The held-out set runs `--runs` times
+    (the prompt carries the clock: runs at different times differ)."""
+    only = set(args.only or ())
+    dev = load_cases()
+    wanted = {DEV, HELDOUT} if args.set == "both" else {args.set}
+    runs: list[tuple[str, int, list[Case]]] = []
+    if DEV in wanted:
+        runs.append((DEV, 1, [c for c in dev if not only or only & {c.category, c.id}]))
+    if HELDOUT in wanted:
+        heldout = [
+            c
+            for c in heldout_cases(dev, every=args.variants == "all")
+            if not only or only & {c.category, c.id, c.id.split("~")[0]}
+        ]
+        runs += [(HELDOUT, n, heldout) for n in range(1, args.runs + 1)]
+    runs = [r for r in runs if r[2]]
+    if not runs:
+        raise SystemExit(f"[eval] no case is or is in {', '.join(sorted(only))}")
+    return runs
 
 
 async def evaluate(args: argparse.Namespace) -> int:
-    only = set(args.only or ())
-    cases = [c for c in load_cases() if not only or only & {c.category, c.id}]
-    if not cases:
-        raise SystemExit(f"[eval] no case is or is in {', '.join(sorted(only))}")
+    runs = plan(args)
     model, label = await resolve_model(args.model, stand_in=args.stand_in)
 
     def say(line: str) -> None:
         print(f"[eval] {line}", flush=True)
 
     say(f"model: {label}")
+    machine = [load_average()]
     async with DemoStack(model, say) as stack:
         assert stack.accounts is not None and stack.app is not None
         app = stack.app
@@ -271,55 +222,82 @@ async def evaluate(args: argparse.Namespace) -> int:
             entity = app.index.home.entities.get(entity_id)
             return entity is not None and entity.name == name
 
+        def area_seen(area_id: str, name: str) -> bool:
+            area = app.index.home.areas.get(area_id)
+            return area is not None and area.name == name
+
         started = time.monotonic()
-        outcomes: list[Outcome] = []
-        aborted: str | None = None
+        results: list[RunResult] = []
         try:
             async with ha_client(stack.ha_url, stack.accounts.token) as ha:
-                home = Home(ha, names_seen=names_seen)
+                home = Home(ha, names_seen=names_seen, area_seen=area_seen)
                 await home.start()
                 evaluation = Evaluation(stack, client, home)
-                for number, case in enumerate(cases, 1):
+                for split, number, cases in runs:
+                    renamed = split == HELDOUT
+                    if renamed:
+                        await home.rename(RENAMED_HOME)
                     try:
-                        outcome = await evaluation.run_case(case)
-                    except HaError as error:  # HA went away: report what was scored
-                        aborted = f"stopped at case {number}/{len(cases)} ({case.id}): {error}"
-                        say(aborted)
+                        result = await run_cases(evaluation, split, number, cases, say)
+                    finally:
+                        if renamed:
+                            await home.rename(RENAMED_HOME, back=True)
+                    results.append(result)
+                    machine.append(load_average())
+                    if result.aborted:
                         break
-                    outcomes.append(outcome)
-                    mark = "ok " if outcome.passed else ("FAIL" if case.deterministic else "miss")
-                    why = "; ".join(
-                        outcome.problems
-                        + outcome.violations
-                        + outcome.false_actions
-                        + outcome.widened
-                        + outcome.false_claims
-                    )[:200]
-                    print(
-                        f"[eval] {number:3}/{len(cases)} {mark} {case.category:18} {case.id}"
-                        + (f"  ({why})" if why else ""),
-                        flush=True,
-                    )
         finally:
             await client.close()
     report = summarize(
-        outcomes,
+        results,
         stand_in=model.stand_in,
         model=label,
         duration_s=time.monotonic() - started,
-        aborted=aborted,
+        load=machine,
     )
+    failed = check_floors(report, load_floors())
+    report["floors_failed"] = failed
     RESULTS.mkdir(exist_ok=True)
-    stem = result_stem(label, datetime.now(UTC).strftime("%Y-%m-%d"))
+    stem = result_stem(label, datetime.now(UTC).strftime("%Y-%m-%d"), args.name)
     (RESULTS / f"{stem}.json").write_text(json.dumps(report, indent=2) + "\n")
     (RESULTS / f"{stem}.md").write_text(markdown(report))
     (RESULTS / "eval-latest.md").write_text(markdown(report))
     print(markdown(report))
     say(f"written: {RESULTS / stem}.json and .md")
-    overall = report["overall"]
-    deterministic_ok = overall["deterministic_passed"] == overall["deterministic_cases"]
-    clean = deterministic_ok and overall["permission_violations"] == 0
-    return 0 if clean and aborted is None else 1
+    for line in failed:
+        say(f"below the floor: {line}")
+    return 0 if not failed and not any(r.aborted for r in results) else 1
+
+
+async def run_cases(
+    evaluation: Evaluation,
+    split: str,
+    number: int,
+    cases: list[Case],
+    say: Callable[[str], None],
+) -> RunResult:
+    result = RunResult(split, number, datetime.now(UTC).isoformat())
+    for index, case in enumerate(cases, 1):
+        try:
+            outcome = await evaluation.run_case(case)
+        except HaError as error:  # HA went away: report what was scored
+            result.aborted = f"stopped at case {index}/{len(cases)} ({case.id}): {error}"
+            say(result.aborted)
+            break
+        result.outcomes.append(outcome)
+        mark = "ok " if outcome.passed else ("FAIL" if case.deterministic else "miss")
+        if outcome.unsafe:
+            mark = "BAD "
+        why = "; ".join(outcome.reasons)[:200]
+        say(
+            f"{split} {number} {index:3}/{len(cases)} {mark} {case.category:18} {case.id}"
+            + (f"  ({why})" if why else "")
+        )
+    return result
+
+
+def load_average() -> float:
+    return round(os.getloadavg()[0], 2)
 
 
 def main() -> None:
@@ -333,6 +311,22 @@ def main() -> None:
     )
     parser.add_argument("--stand-in", action="store_true", help="use the generated stand-in model")
     parser.add_argument("--only", nargs="*", help="only these categories or case ids")
+    parser.add_argument(
+        "--set",
+        choices=("dev", "heldout", "both"),
+        default="both",
+        help="the dev cases, the held-out variants, or both (default)",
+    )
+    parser.add_argument(
+        "--runs", type=int, default=1, help="how many times the held-out set runs (default 1)"
+    )
+    parser.add_argument(
+        "--variants",
+        choices=("one", "all"),
+        default="one",
+        help="held-out paraphrases per case: one (a stable choice per case) or all three",
+    )
+    parser.add_argument("--name", default=None, help="a suffix for the report's file name")
     args = parser.parse_args()
     stop_cleanly_on_sigterm()
     try:

@@ -15,17 +15,8 @@ from botpsy_agent.home.model import Area, Entity, Floor, Home
 from demo.paths import load_devices
 from devkit import real_models
 from tests.eval.cases import CaseError, load_cases, parse_case
-from tests.eval.report import Outcome, markdown, model_note, summarize
-from tests.eval.run import _matches, resolve_model, result_stem
-from tests.eval.scoring import (
-    Event,
-    Judgement,
-    Readings,
-    judge_actions,
-    judge_claims,
-    judge_events,
-    judge_turns,
-)
+from tests.eval.report import model_note
+from tests.eval.run import resolve_model
 from tests.eval.when import WhenError, resolve
 
 REQUIRED = {
@@ -193,133 +184,6 @@ def test_time_phrases_resolve_in_the_home_time_zone() -> None:
     assert resolve("in 3 days 09:30", NOW) == datetime(2026, 12, 4, 9, 30, tzinfo=BERLIN)
     with pytest.raises(WhenError):
         resolve("tomorrow 25:00", NOW)
-
-
-DENTIST = Event(
-    "Dentist",
-    datetime(2026, 12, 2, 15, 0, tzinfo=BERLIN),
-    datetime(2026, 12, 2, 16, 0, tzinfo=BERLIN),
-)
-
-
-def _judge_events(fields: dict[str, Any], before: list[Event], after: list[Event]) -> list[str]:
-    judgement = Judgement()
-    judge_events(
-        parse_case(case(turns=ask("x"), **fields)), Readings(NOW, before, after), judgement
-    )
-    return judgement.problems
-
-
-def test_a_calendar_case_fails_when_the_calendar_did_not_change() -> None:
-    moved = {"events": [{"summary_contains": "dentist", "start": "tomorrow 17:00"}]}
-    assert _judge_events(moved, [DENTIST], [DENTIST])
-    later = Event(
-        "Dentist",
-        datetime(2026, 12, 2, 17, 0, tzinfo=BERLIN),
-        datetime(2026, 12, 2, 18, 0, tzinfo=BERLIN),
-    )
-    assert _judge_events(moved, [DENTIST], [later]) == []
-    today = Event("Dentist", later.start.replace(day=1), later.end.replace(day=1))  # wrong day
-    assert _judge_events(moved, [DENTIST], [today])
-
-
-def test_an_unasked_calendar_change_is_a_problem() -> None:
-    swim = Event("Swimming", date(2026, 12, 5), date(2026, 12, 6))
-    asked = {"events": [{"summary_contains": "swim", "start": "saturday"}]}
-    assert _judge_events(asked, [DENTIST], [DENTIST, swim]) == []
-    problems = _judge_events(asked, [DENTIST], [swim])
-    assert any("removed 'Dentist'" in p for p in problems)
-
-
-def _action(tool: str, *entity_ids: str, outcome: str = "executed") -> dict[str, Any]:
-    return {"tool": tool, "entity_ids": list(entity_ids), "outcome": outcome, "arguments": {}}
-
-
-def test_false_actions_and_widened_targets_come_from_executed_calls() -> None:
-    dim = parse_case(
-        case(
-            category="device_relative",
-            turns=ask("it's too dark in the kitchen"),
-            changes={"light.kitchen": {"state": "on"}},
-        )
-    )
-    judgement = Judgement()
-    answers = [
-        {
-            "actions": [
-                _action("set_light", "light.kitchen", "light.hall"),  # widened
-                _action("turn_on", "light.bedroom"),  # false
-                _action("turn_on", "light.office", outcome="refused"),  # did not run
-                _action("get_state", "light.garage"),  # a read
-            ]
-        }
-    ]
-    judge_actions(dim, answers, judgement)
-    assert judgement.false_actions == ["turn 1: turn_on light.bedroom"]
-    assert len(judgement.widened) == 1 and "light.hall" in judgement.widened[0]
-
-
-def test_false_claims_are_deeds_in_speech_that_did_not_happen() -> None:
-    names = {"Kitchen light": {"light.kitchen"}, "Garage door": {"cover.garage_door"}}
-
-    def claims(speech: str, *actions: dict[str, Any], changed: frozenset[str] = frozenset()) -> int:
-        judgement = Judgement()
-        judge_claims([{"speech": speech, "actions": list(actions)}], set(changed), names, judgement)
-        return len(judgement.false_claims)
-
-    assert claims("Booked a flight to Paris.") == 1
-    assert claims("Sam said dinner is ready. I've told him.") == 1
-    assert claims("Turned on Kitchen light.", _action("turn_on", "light.kitchen")) == 0
-    assert claims("Garage door is closed.") == 0  # a state read, not a deed
-    assert claims("Living room blinds: closed, Garage door: open.") == 0
-    assert claims("Sorry, I can't help with that: no tool fits.") == 0
-    assert claims("Do you really want to set position Garage door?") == 0  # a question
-    turned = _action("turn_on", "light.kitchen")
-    assert claims("Turned on Kitchen light and closed Garage door.", turned) == 1
-
-
-def test_turn_statuses_accept_any_listed_answer() -> None:
-    loaded = parse_case(
-        case(
-            turns=ask("book a flight", status=["refused", "needs_clarification"]),
-            no_change_because="not a home thing",
-        )
-    )
-    judgement = Judgement()
-    judge_turns(loaded.turns, [{"status": "needs_clarification", "path": "model"}], judgement)
-    assert judgement.problems == []
-    judge_turns(loaded.turns, [{"status": "done", "path": "model"}], judgement)
-    assert judgement.problems == [
-        "'book a flight': status done, expected needs_clarification or refused"
-    ]
-
-
-def test_relative_changes_are_checked_by_direction() -> None:
-    lamp = {"entity_id": "light.living_room", "state": "on", "attributes": {"brightness": 150}}
-    assert _matches(lamp, {"brightness_pct": {"below": 59}})  # unchanged: 59 %
-    lamp["attributes"] = {"brightness": 100}
-    assert _matches(lamp, {"brightness_pct": {"below": 59}}) == []
-    assert _matches(lamp, {"brightness_pct": {"above": 59}})
-
-
-def test_the_report_names_the_model_and_what_a_coder_model_is() -> None:
-    loaded = parse_case(case(turns=ask("what's on tomorrow"), answer_contains="Dentist"))
-    outcome = Outcome(loaded, passed=False, statuses=["done"], paths=["model"])
-    outcome.false_claims = ["turn 1: 'Added it.', but no action ran"]
-    report = summarize([outcome], stand_in=False, model="qwen2.5-coder-0.5b (Q4_K_M)")
-    assert report["overall"]["false_claims"] == 1
-    assert report["categories"]["calendar"]["model_path_success_rate"] == 0
-    text = markdown(report)
-    assert "qwen2.5-coder-0.5b" in text.splitlines()[0]
-    assert "not BotPsy" in text
-    assert "not BotPsy" not in model_note("BotPsy-0.8B-Q8_0", stand_in=False)
-    assert "Aborted" not in text
-    stopped = summarize([], stand_in=False, model="m", aborted="stopped at case 3/8 (x): gone")
-    assert stopped["overall"]["cases"] == 0
-    assert "**Aborted, stopped at case 3/8 (x): gone**" in markdown(stopped)
-    assert result_stem("qwen2.5-coder-0.5b (Q4_K_M)", "2026-12-01") == (
-        "eval-qwen2.5-coder-0.5b-2026-12-01"
-    )
 
 
 async def test_a_real_model_name_resolves_through_the_test_bed(

@@ -18,9 +18,9 @@ clashes with the dev cases, and it expects a refusal or a question and names no 
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 import re
 import sys
-from pathlib import Path
 
 import yaml
 
@@ -109,7 +109,9 @@ def check_paraphrases(cases: list[Case], errors: list[str], warnings: list[str])
         seen = {tuple(s.strip().lower() for s in original)}
         for n, entry in enumerate(entries, 1):
             where = f"{case_id} #{n}"
-            if not isinstance(entry, list) or not all(isinstance(s, str) and s.strip() for s in entry):
+            if not isinstance(entry, list) or not all(
+                isinstance(s, str) and s.strip() for s in entry
+            ):
                 errors.append(f"{where}: a list of texts, one per turn")
                 continue
             if len(entry) != len(original):
