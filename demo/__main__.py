@@ -18,9 +18,11 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 from pathlib import Path
 import sys
+import time
 from typing import Any
 
 import aiohttp
@@ -107,6 +109,12 @@ def show(answer: dict[str, Any]) -> None:
         print(f"        ! {answer['error']['code']}: {answer['error']['message']}")
 
 
+def _quantile(values: list[float], q: float) -> float:
+    """The nearest-rank quantile (a demo summary: a handful of turns)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
 class Conversation:
     """The prompt's state: who speaks, by which path, in which conversation."""
 
@@ -123,6 +131,8 @@ class Conversation:
         self.user, self.via = user, via
         self.conversation_id: str | None = None
         self.asked = self.answered = 0
+        self.waited_ms: dict[str, list[float]] = {}
+        """Per answer path, each whole turn as the user waited: request in, answer out."""
 
     def command(self, line: str) -> None:
         """A /command typed at the prompt."""
@@ -147,18 +157,29 @@ class Conversation:
 
     async def ask(self, text: str, *, as_json: bool = False) -> bool:
         """Send one request and print the answer; True if it was answered."""
-        answered = await self._ask(text, as_json=as_json)
+        started = time.monotonic()
+        answered, path = await self._ask(text, as_json=as_json)
+        self.waited_ms.setdefault(path, []).append((time.monotonic() - started) * 1000)
         self.asked += 1
         self.answered += answered
         return answered
 
-    async def _ask(self, text: str, *, as_json: bool) -> bool:
+    def summary(self) -> str:
+        """Whole turns by path, p50/p95, as the user waited for them."""
+        parts = [
+            f"{path.replace('_', ' ')} {len(ms)} turns, p50 {_quantile(ms, 0.5):.0f} ms, "
+            f"p95 {_quantile(ms, 0.95):.0f} ms"
+            for path, ms in sorted(self.waited_ms.items())
+        ]
+        return "whole turns: " + ("; ".join(parts) or "none")
+
+    async def _ask(self, text: str, *, as_json: bool) -> tuple[bool, str]:
         await self.stack.wait_ready()  # at once, unless HA is restarting
         if self.via == "assist" and self.assist is not None:
             result = await self.assist.ask(text, conversation_id=self.conversation_id)
             self.conversation_id = result.get("conversation_id") or self.conversation_id
             print(json.dumps(result, indent=2)) if as_json else show_assist(result)
-            return bool(result.get("response", {}).get("response_type") != "error")
+            return bool(result.get("response", {}).get("response_type") != "error"), "assist"
         answer = await self.client.ask_when_warm(
             text,
             self.people[self.user],
@@ -169,7 +190,7 @@ class Conversation:
         )
         self.conversation_id = answer.get("conversation_id") or self.conversation_id
         print(json.dumps(answer, indent=2)) if as_json else show(answer)
-        return bool(answer["status"] in ANSWERED)
+        return bool(answer["status"] in ANSWERED), str(answer.get("path") or "none")
 
 
 async def converse(
@@ -187,7 +208,9 @@ async def converse(
         if via == "assist" and (session.assist is None or user != "admin"):
             say("--via assist needs the integration and speaks as the admin")
             return 2
-        return 0 if await session.ask(once, as_json=as_json) else 1
+        answered = await session.ask(once, as_json=as_json)
+        say(session.summary())
+        return 0 if answered else 1
     say("type a request (/user admin|child, /via mqtt|assist, /new, /quit)")
     prompt = Prompt(sys.stdin.fileno())
     while True:
@@ -197,6 +220,7 @@ async def converse(
             line = "/quit"
         line = line.strip()
         if line in {"/quit", "/exit"}:
+            say(session.summary())
             if not tally:
                 return 0
             # --tally: a scripted session (script/demo-session) fails if any went unanswered

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+import re
 import signal
 import subprocess
 import sys
@@ -47,6 +48,8 @@ def test_once_turns_on_the_kitchen_light_in_a_real_home_assistant(tmp_path: Path
         s["entity_id"]: s["state"] for a in action["result"]["actions"] for s in a.get("states", [])
     }
     assert states == {"light.kitchen": "on"}
+    # The summary gives the whole turn as the user waited, by path.
+    assert re.search(r"whole turns: fast path 1 turns, p50 \d+ ms, p95 \d+ ms", result.stdout)
     assert "stopping Home Assistant" in result.stdout
 
 
