@@ -8,7 +8,7 @@ from homeassistant.components import mqtt
 from homeassistant.core import HomeAssistant, callback
 
 from .const import INSTANCE_PATTERN
-from .mqtt_util import async_subscribe_ready
+from .mqtt_util import async_subscribe_ready, json_object
 from .topics import STATUS_WILDCARD
 
 DISCOVERY_SETTLE_S = 0.2
@@ -25,13 +25,15 @@ def instance_of(topic: str) -> str | None:
 
 async def async_online_instances(hass: HomeAssistant) -> list[str]:
     """The instances whose status on the broker says online, sorted. Empty when HA's MQTT
-    client is not connected."""
+    client is not connected. Only a list to choose from: before pairing nothing the app
+    signs can be checked, and pairing proves the app."""
     online: dict[str, bool] = {}
 
     @callback
     def status_received(message: mqtt.ReceiveMessage) -> None:
         if (instance := instance_of(message.topic)) is not None:
-            online[instance] = message.payload == "online"
+            status = json_object(message.payload)
+            online[instance] = status is not None and status.get("state") == "online"
 
     try:
         unsubscribe = await async_subscribe_ready(hass, [(STATUS_WILDCARD, status_received)])

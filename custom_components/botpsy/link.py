@@ -1,8 +1,12 @@
 """The MQTT link of one config entry to one BotPsy app instance.
 
-Follows the app's retained `status`, `info` and `policy/state`, sends requests (signed when
-they act for an HA user) and matches their answers by `id`, and turns the app's `events`
-into events on Home Assistant's bus.
+Follows the app's retained `status`, `info` and `policy/state`, sends requests (each signed:
+for an HA user, or as Home Assistant itself) and matches their answers by `id`, and turns
+the app's `events` into events on Home Assistant's bus.
+
+Without a broker ACL any login can write the app's topics, so nothing is believed unless
+the app signed it with our secret (issue 18, finding 12; issue 25, finding 3): answers,
+`status`, `info`, `policy/state`, and events, each of which is believed once.
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ from typing import Any
 from homeassistant.components import mqtt
 from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers.event import async_call_later
 from homeassistant.util.ulid import ulid_now
 
 from .answers import PAIRING_LOST_CODES, error_code_of
-from .const import DOMAIN, LOGGER
+from .const import DOMAIN, HA_PRINCIPAL, LOGGER
 from .events import Origin, fire_action_event
 from .mqtt_util import Handler, async_publish_json, async_subscribe_ready, json_object
-from .signing import app_message_valid, sign
+from .signing import app_message_valid, fingerprint, open_answer, sign
 from .topics import AgentTopics
 
 REQUEST_TIMEOUT_S = 90.0
@@ -32,6 +37,15 @@ RECENT_EXCHANGES = 10
 ORIGINS_KEPT = 256
 EVENT_MAX_AGE_S = 300.0
 """Events are not retained: one signed longer ago than this is a replay."""
+EVENTS_REMEMBERED = 4096
+"""Signatures of action events seen in the last `EVENT_MAX_AGE_S` (the app's rate limits
+keep far fewer actions than this in that time); a second copy is a replay."""
+ENDED_SESSIONS_KEPT = 32
+PAIRING_CHECK_S = 30.0
+"""A `status` the app signed for other pairings but not ours, and none for us this long
+after: the app lost our secret (a restore, a reinstall). HA's birth makes the app announce
+again within seconds, so a fake one alone cannot outlast this."""
+ONLINE, OFFLINE = "online", "offline"
 DEFAULT_LANGUAGES = ("en", "ko", "id")
 
 
@@ -75,6 +89,16 @@ class AgentLink:
         """Called when the app refuses a signed request for want of our secret."""
         self._policy_waiters: list[Callable[[dict[str, Any]], None]] = []
         self._unsubscribe: list[CALLBACK_TYPE] = []
+        self._session: str | None = None
+        """The app connection whose signed `status` we believe now, and its `ts`."""
+        self._status_ts = 0
+        self._ended_sessions: deque[str] = deque(maxlen=ENDED_SESSIONS_KEPT)
+        self._events_seen: OrderedDict[str, float] = OrderedDict()
+        """Our signature of each action event believed, until its `ts` is too old anyway."""
+        self._pairing_check: CALLBACK_TYPE | None = None
+        self._unverified_refusals: dict[str, dict[str, Any]] = {}
+        """Refusals `bad_signature`/`unauthenticated` we cannot verify, by request: believed
+        only when no signed answer came before the request's timeout."""
 
     # --- life cycle --------------------------------------------------------------------------
 
@@ -93,6 +117,9 @@ class AgentLink:
         self._unsubscribe = await async_subscribe_ready(self.hass, subscriptions)
 
     async def async_stop(self) -> None:
+        if self._pairing_check is not None:
+            self._pairing_check()
+            self._pairing_check = None
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
@@ -153,7 +180,9 @@ class AgentLink:
             document["dry_run"] = True
         if ask.user_id is not None:
             document["user_id"] = ask.user_id
-            document = sign(document, self._secret)
+        else:  # a satellite, an automation: Home Assistant itself, signed as such
+            document["origin"] = HA_PRINCIPAL
+        document = sign(document | {"seal": True}, self._secret)
         self._remember_origin(request_id, Origin(via, context))
         answered: asyncio.Future[dict[str, Any]] = self.hass.loop.create_future()
         self._pending[request_id] = answered
@@ -163,9 +192,13 @@ class AgentLink:
             async with asyncio.timeout(REQUEST_TIMEOUT_S if timeout_s is None else timeout_s):
                 response = await answered
         except TimeoutError:
-            raise AgentUnavailable(
-                translation_domain=DOMAIN, translation_key="agent_timeout"
-            ) from None
+            # Only an unsigned refusal came: an app that lost our secret looks like this,
+            # and a faker who cannot also silence the real app's answer gains nothing.
+            response = self._unverified_refusals.get(request_id) or {}
+            if not response:
+                raise AgentUnavailable(
+                    translation_domain=DOMAIN, translation_key="agent_timeout"
+                ) from None
         except AgentUnavailable:
             raise
         except HomeAssistantError as err:  # HA's MQTT client is not connected
@@ -174,14 +207,9 @@ class AgentLink:
             ) from err
         finally:
             self._pending.pop(request_id, None)
-        if "sig" in document and error_code_of(response) in PAIRING_LOST_CODES:
-            LOGGER.warning(
-                "The BotPsy app %s refused our signature (%s): pair again",
-                self.instance,
-                error_code_of(response),
-            )
-            if self.on_pairing_lost is not None:
-                self.on_pairing_lost()
+            self._unverified_refusals.pop(request_id, None)
+        if error_code_of(response) in PAIRING_LOST_CODES:
+            self._pairing_lost(str(error_code_of(response)))
         self.recent.append(
             {
                 "via": via,
@@ -230,6 +258,13 @@ class AgentLink:
         finally:
             self._policy_waiters.remove(check)
 
+    def _pairing_lost(self, why: str) -> None:
+        LOGGER.warning(
+            "The BotPsy app %s refused our signature (%s): pair again", self.instance, why
+        )
+        if self.on_pairing_lost is not None:
+            self.on_pairing_lost()
+
     # --- what the broker brings ----------------------------------------------------------------
 
     def _from_app(self, document: dict[str, Any] | None, topic: str, **checks: Any) -> bool:
@@ -246,22 +281,43 @@ class AgentLink:
     def _answer_received(self, message: mqtt.ReceiveMessage) -> None:
         response = json_object(message.payload)
         request_id = response.get("id") if response else None
-        pending = self._pending.get(request_id) if isinstance(request_id, str) else None
-        if response is None or pending is None or pending.done():
+        if response is None or not isinstance(request_id, str):
+            LOGGER.debug("Ignored an answer on %s without an id", message.topic)
+            return
+        pending = self._pending.get(request_id)
+        if pending is None or pending.done():
             LOGGER.debug("Ignored an answer on %s that no request waits for", message.topic)
             return
-        if error_code_of(response) in PAIRING_LOST_CODES and response.get("actions") == []:
-            # An app that lost our secret cannot sign for us: the refusal that says so is
-            # believed unsigned (at worst a fake one asks the user to pair again).
-            response.pop("sigs", None)
-            pending.set_result(response)
-        elif self._from_app(response, message.topic):
-            response.pop("sigs", None)
-            pending.set_result(response)
+        if not app_message_valid(response, self._secret):
+            if error_code_of(response) in PAIRING_LOST_CODES:
+                # An app that lost our secret cannot sign for us, but neither can a faker:
+                # the request goes on waiting for a signed answer (issue 25, finding 3).
+                response.pop("sigs", None)
+                self._unverified_refusals[request_id] = response
+            LOGGER.warning("Ignored a message on %s that the app did not sign", message.topic)
+            return
+        opened = open_answer(response, self._secret)
+        if opened is None:
+            LOGGER.warning("Ignored an answer on %s whose seal is not ours", message.topic)
+            return
+        opened.pop("sigs", None)
+        pending.set_result(opened)
 
     @callback
     def _status_received(self, message: mqtt.ReceiveMessage) -> None:
-        online = message.payload == "online"
+        status = json_object(message.payload)
+        if not self._from_app(status, message.topic):
+            if status is not None and isinstance(status.get("sigs"), dict):
+                self._maybe_unpaired()
+            return
+        assert status is not None
+        state, session, ts = status.get("state"), status.get("session"), status.get("ts")
+        if state not in (ONLINE, OFFLINE) or not isinstance(session, str):
+            return
+        if not isinstance(ts, int) or not self._status_is_news(state == ONLINE, session, ts):
+            LOGGER.debug("Ignored an old status of the BotPsy app %s", self.instance)
+            return
+        online = state == ONLINE
         if online == self.online:
             return
         self.online = online
@@ -272,10 +328,41 @@ class AgentLink:
             LOGGER.info("The BotPsy app %s is online", self.instance)
         self._notify()
 
+    def _maybe_unpaired(self) -> None:
+        """The app signs its status, but not for us: unless a status signed for us comes
+        soon, it no longer holds our secret."""
+        if self._session is not None or self._pairing_check is not None:
+            return
+
+        @callback
+        def check(_now: object) -> None:
+            self._pairing_check = None
+            if self._session is None:
+                self._pairing_lost("its status is signed, but not with our secret")
+
+        self._pairing_check = async_call_later(self.hass, PAIRING_CHECK_S, check)
+
+    def _status_is_news(self, online: bool, session: str, ts: int) -> bool:
+        """Whether a status the app signed is about now, not a copy of an older one: an
+        `offline` counts for the connection we believe (its last will) or a later one; an
+        `online` for no connection that said `offline` already, nor one older than ours."""
+        current = session == self._session
+        if online:
+            fresh = session not in self._ended_sessions and (current or ts >= self._status_ts)
+        else:
+            fresh = current or ts >= self._status_ts
+            if fresh:
+                self._ended_sessions.append(session)
+        if fresh:
+            self._session, self._status_ts = session, max(ts, self._status_ts)
+        return fresh
+
     @callback
     def _info_received(self, message: mqtt.ReceiveMessage) -> None:
         info = json_object(message.payload)
-        if info is not None:
+        if self._from_app(info, message.topic):
+            assert info is not None
+            info.pop("sigs", None)
             self.info = info
             self._notify()
 
@@ -297,12 +384,29 @@ class AgentLink:
         assert event is not None
         if event.get("type") != "action" or not isinstance(event.get("data"), dict):
             return
+        if not self._first_copy(event):
+            LOGGER.warning("Ignored a copy of an event on %s seen before", message.topic)
+            return
         data: dict[str, Any] = event["data"]
         request_id = data.get("request_id")
         origin = self._origins.get(request_id) if isinstance(request_id, str) else None
         fire_action_event(self.hass, self.instance, data, origin)
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _first_copy(self, event: dict[str, Any]) -> bool:
+        """Whether this signed event is new; remembered until its `ts` is too old anyway."""
+        now = time.time()
+        while self._events_seen and (
+            next(iter(self._events_seen.values())) < now
+            or len(self._events_seen) >= EVENTS_REMEMBERED
+        ):
+            self._events_seen.popitem(last=False)
+        key = str(event["sigs"][fingerprint(self._secret)])
+        if key in self._events_seen:
+            return False
+        self._events_seen[key] = float(event["ts"]) + EVENT_MAX_AGE_S
+        return True
 
     def _remember_origin(self, request_id: str, origin: Origin) -> None:
         self._origins[request_id] = origin

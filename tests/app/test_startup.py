@@ -72,7 +72,7 @@ async def test_the_app_starts_serves_and_stops(
             app.process.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(app.process.wait(), 30) == 0
             offline = await asyncio.to_thread(probe.expect, "botpsy/test/status", 10)
-            while offline.payload != b"offline":
+            while json.loads(offline.payload).get("state") != "offline":
                 offline = await asyncio.to_thread(probe.expect, "botpsy/test/status", 10)
             assert "Stopped" in app.log()
         finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,9 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.mqtt.announce import status_payload
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
+from botpsy_agent.mqtt.signing import sign_app_message
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.mosquitto import MosquittoBroker
@@ -59,6 +62,11 @@ mqtt:
         areas: [kitchen]
 """
 )
+
+
+def app_status(state: str, session: str = "another-connection", secret: str = SECRET) -> str:
+    """A `status` message as the app signs it (with `secret`), of connection `session`."""
+    return json.dumps(sign_app_message(status_payload(state, session), [secret]))
 
 
 @pytest.fixture(autouse=True)

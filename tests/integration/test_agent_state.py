@@ -16,7 +16,7 @@ from custom_components.botpsy.const import DOMAIN
 from custom_components.botpsy.link import AgentLink
 from tests.ha_home import HaHome
 from tests.ha_mqtt import wait_for
-from tests.integration.conftest import INSTANCE, AppRunner, SetupEntry
+from tests.integration.conftest import INSTANCE, AppRunner, SetupEntry, app_status
 from tests.integration.test_conversation import process, speech
 
 OFFLINE_EN = "The BotPsy assistant is offline. Check that the BotPsy app is running."
@@ -99,9 +99,9 @@ async def test_an_app_that_says_online_but_does_not_answer(
     link: AgentLink = entry.runtime_data
     await app_runner.stop(app)
     await wait_for(lambda: link.online is False, "offline")
-    # A hung app whose status still says online.
+    # A hung app whose status still says online (it signs, as a new connection).
     status = f"botpsy/{INSTANCE}/status"
-    await mqtt.async_publish(hass, status, "online", qos=1, retain=True)
+    await mqtt.async_publish(hass, status, app_status("online", "hung"), qos=1, retain=True)
     await wait_for(lambda: link.online, "online again")
     result = await process(hass, "turn off the kitchen lights", daniel)
     assert speech(result) == "The BotPsy assistant did not answer in time."
@@ -110,6 +110,6 @@ async def test_an_app_that_says_online_but_does_not_answer(
     monkeypatch.setattr("custom_components.botpsy.link.REQUEST_TIMEOUT_S", 30.0)
     waiting = asyncio.create_task(process(hass, "turn off the kitchen lights", daniel))
     await wait_for(lambda: link._pending, "the request sent")
-    await mqtt.async_publish(hass, status, "offline", qos=1, retain=True)
+    await mqtt.async_publish(hass, status, app_status("offline", "hung"), qos=1, retain=True)
     result = await asyncio.wait_for(waiting, 5)
     assert speech(result) == OFFLINE_EN

@@ -12,7 +12,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from botpsy_agent.mqtt.settings import ApiSettings
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
-from custom_components.botpsy.link import AgentLink, AgentUnavailable, Ask
+from custom_components.botpsy.link import AgentLink, Ask
 from tests.ha_home import HaHome
 from tests.ha_mqtt import wait_for
 from tests.integration.conftest import INSTANCE, AppRunner, SetupEntry
@@ -126,33 +126,30 @@ async def test_what_the_action_cannot_get_an_answer_for_is_an_error(
 
 
 async def test_a_secret_the_app_does_not_hold(
-    hass: HomeAssistant, app_runner: AppRunner, setup_entry: SetupEntry, ha_home: HaHome
+    hass: HomeAssistant,
+    app_runner: AppRunner,
+    setup_entry: SetupEntry,
+    ha_home: HaHome,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr("custom_components.botpsy.link.REQUEST_TIMEOUT_S", 1.0)
     await app_runner.start(model=False)
     entry = await setup_entry(secret="a-secret-the-app-never-saw-0000", wait_online=False)
     link: AgentLink = entry.runtime_data
-    await wait_for(lambda: link.online, "the app online")
-    assert link.policy_state is None  # signed for secrets the app holds: not believed
+    await hass.async_block_till_done()
+    # Signed for secrets the app holds: neither its status nor its policy is believed.
+    assert link.online is None
+    assert link.policy_state is None
     daniel = ha_home.users["Daniel"]
+    # The app's refusal cannot be signed for us: it is believed only when no signed answer
+    # came in the request's time (issue 25, finding 3).
     with pytest.raises(HomeAssistantError) as raised:
         await ask(hass, daniel, text="turn off the kitchen lights")
     assert raised.value.translation_key == "not_authorized"
     assert raised.value.translation_placeholders == {"code": "bad_signature"}
-    result = await hass.services.async_call(
-        "conversation",
-        "process",
-        {"agent_id": "conversation.botpsy_test", "text": "turn off the kitchen lights"},
-        blocking=True,
-        return_response=True,
-        context=Context(user_id=daniel),
-    )
-    assert isinstance(result, dict)
-    assert "did not accept Home Assistant's signature" in str(result["response"]["speech"])
-    # Without a user the request is not signed, but its answer is, for secrets the app
-    # holds: this entry believes none of it (issue 18, finding 12).
-    with pytest.raises(AgentUnavailable) as unverified:
-        await link.async_request(Ask("turn off the kitchen lights", "en"), via="test", timeout_s=1)
-    assert unverified.value.translation_key == "agent_timeout"
+    # Without a user the request is signed as Home Assistant: refused alike.
+    response = await link.async_request(Ask("turn off the kitchen lights", "en"), via="test")
+    assert response["error"]["code"] == "bad_signature"
 
 
 async def test_a_busy_app(

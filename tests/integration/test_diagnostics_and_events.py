@@ -15,6 +15,7 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 )
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
+from botpsy_agent.mqtt.signing import sign
 from custom_components.botpsy import logbook
 from custom_components.botpsy.const import DOMAIN, EVENT_ACTION
 from devkit.mosquitto import MosquittoBroker
@@ -62,11 +63,15 @@ async def test_actions_of_every_front_door_reach_the_bus_and_the_logbook(
     assert (actions[0].data["outcome"], actions[0].data["dry_run"]) == ("planned", True)
     assert actions[0].data["principal"] == "mqtt:homeassistant"
     assert actions[0].data["user_id"] is None
-    # Another MQTT client, straight to the app: the integration still reports it.
+    # Another MQTT client, straight to the app (signed as Home Assistant: an unsigned one
+    # is not Home Assistant since issue 25): the integration still reports it.
     probe = MqttProbe(mosquitto.host, mosquitto.port)
     await asyncio.to_thread(probe.connect)
     try:
-        request = {"id": "panel-1", "text": "turn off the kitchen lights"}
+        request = sign(
+            {"id": "panel-1", "text": "turn off the kitchen lights", "origin": "homeassistant"},
+            SECRET,
+        )
         await asyncio.to_thread(
             probe.publish, f"botpsy/{INSTANCE}/request/homeassistant", json.dumps(request)
         )

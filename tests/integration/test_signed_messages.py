@@ -18,7 +18,7 @@ from custom_components.botpsy import signing as integration_signing
 from custom_components.botpsy.link import AgentLink, AgentUnavailable, Ask
 from custom_components.botpsy.mqtt_util import async_subscribe_ready
 from tests.ha_mqtt import wait_for
-from tests.integration.conftest import INSTANCE, SECRET, AppRunner
+from tests.integration.conftest import INSTANCE, SECRET, AppRunner, app_status
 from tests.integration.test_ask import ask
 
 ROOT = f"botpsy/{INSTANCE}"
@@ -112,8 +112,9 @@ async def test_forged_answers_verdicts_and_events_are_not_believed(
         hass, [(f"{ROOT}/request/#", answer_requests), (f"{ROOT}/policy/set/+", answer_updates)]
     )
     try:
-        # The status topic itself is not signed (HA's availability reads it as text).
-        await mqtt.async_publish(hass, f"{ROOT}/status", "online", qos=1, retain=False)
+        # An `online` the app signed (its next connection, hung): the forged answer is
+        # still not believed. (An unsigned `online` is not: `test_broker_trust.py`.)
+        await mqtt.async_publish(hass, f"{ROOT}/status", app_status("online"), qos=1)
         await _until(lambda: link.online is True)
         with pytest.raises(AgentUnavailable) as raised:
             await link.async_request(Ask("lock the front door", "en"), via="test", timeout_s=1.5)

@@ -36,6 +36,15 @@ class Message:
     def json(self) -> Any:
         return json.loads(self.payload)
 
+    @property
+    def state(self) -> str | None:
+        """`online` / `offline` of a `status` message (signed JSON since issue 25)."""
+        try:
+            value = json.loads(self.payload)
+        except ValueError:
+            return None
+        return value.get("state") if isinstance(value, dict) else None
+
 
 class ApiClient:
     """One client of the topic API."""

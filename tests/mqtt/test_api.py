@@ -180,7 +180,7 @@ async def test_status_info_tools_are_retained_and_stopping_says_offline(
         mosquitto, f"{ROOT}/status", f"{ROOT}/info", f"{ROOT}/tools", f"{ROOT}/stats"
     ) as late:
         status = await late.expect(f"{ROOT}/status")
-        assert (status.payload, status.retain) == (b"online", True)
+        assert (status.state, status.retain) == ("online", True)
         info = (await late.expect(f"{ROOT}/info")).json()
         assert info["version"] == __version__
         assert info["instance"] == INSTANCE
@@ -199,9 +199,9 @@ async def test_status_info_tools_are_retained_and_stopping_says_offline(
 
         await service.stop()
         offline = await late.expect(f"{ROOT}/status")
-        assert offline.payload == b"offline"
+        assert offline.state == "offline"
     async with subscribed_client(mosquitto, f"{ROOT}/status") as again:
-        assert (await again.expect(f"{ROOT}/status")).payload == b"offline"  # retained
+        assert (await again.expect(f"{ROOT}/status")).state == "offline"  # retained
 
 
 async def test_ha_coming_online_makes_the_app_announce_again(

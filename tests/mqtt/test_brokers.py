@@ -34,7 +34,7 @@ async def test_acl_the_agent_user_serves_and_a_principal_topic_is_only_its_users
         username=KITCHEN_USER.username,
         password=KITCHEN_USER.password,
     ) as panel:
-        assert (await panel.expect(f"{ROOT}/status")).payload == b"online"
+        assert (await panel.expect(f"{ROOT}/status")).state == "online"
 
         panel.publish(f"{ROOT}/request/someone-else", {"id": "forged-1", "text": "unlock"})
         panel.publish(f"{ROOT}/request", {"id": "forged-2", "text": "unlock"})

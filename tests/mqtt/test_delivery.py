@@ -134,7 +134,7 @@ async def test_a_broker_restart_loses_no_request_and_answers_none_twice(
     await client.subscribe(f"{ROOT}/status")
     agent = GatedAgent()
     service = await start_service(agent, plain_settings(mosquitto))
-    assert (await client.expect(f"{ROOT}/status")).payload == b"online"
+    assert (await client.expect(f"{ROOT}/status")).state == "online"
     client.publish(REQUEST, {"id": "k1", "text": "slow: started before the restart"})
     client.publish(REQUEST, {"id": "k2", "text": "slow: this one too"})
     client.publish(REQUEST, {"id": "k0", "text": "fast: answered before it"})
@@ -146,7 +146,7 @@ async def test_a_broker_restart_loses_no_request_and_answers_none_twice(
     await client.reconnected()
     # The broker kept nothing (no persistence; while stopping it may even have published the
     # app's will): "online" comes back because the app reconnected and said it again.
-    await client.expect(f"{ROOT}/status", lambda message: message.payload == b"online")
+    await client.expect(f"{ROOT}/status", lambda message: message.state == "online")
     assert service.connection.connections == 2
 
     agent.release()
@@ -174,7 +174,7 @@ async def test_stopping_answers_what_still_runs_and_says_offline(
     await service.stop()
     answers = [await client.response(RESPONSE, "x1") for _ in range(2)]
     assert all(a["status"] == "busy" and a["error"]["code"] == "shutting_down" for a in answers)
-    assert (await client.expect(f"{ROOT}/status")).payload == b"offline"
+    assert (await client.expect(f"{ROOT}/status")).state == "offline"
     assert agent.executions == 0
 
 

@@ -31,12 +31,15 @@ async def test_the_will_sets_offline_when_the_app_process_is_killed(
     )
     client.patience_s = 30  # the process imports the app first
     try:
-        await client.expect(f"{ROOT}/status", lambda message: message.payload == b"online")
+        online = await client.expect(f"{ROOT}/status", lambda message: message.state == "online")
         client.publish(f"{ROOT}/request", {"id": "alive", "text": "are you there?"})
         assert (await client.response(f"{ROOT}/response", "alive"))["status"] == "done"
 
         app.send_signal(signal.SIGKILL)  # no clean disconnect, no "offline" of its own
-        await client.expect(f"{ROOT}/status", lambda message: message.payload == b"offline")
+        will = await client.expect(f"{ROOT}/status", lambda message: message.state == "offline")
+        # The will is about the connection that said online (HA believes it for that one).
+        assert will.json()["session"] == online.json()["session"]
+        assert isinstance(will.json()["sigs"], dict)
     finally:
         if app.returncode is None:
             app.kill()
@@ -47,4 +50,4 @@ async def test_the_will_sets_offline_when_the_app_process_is_killed(
     # The will was retained: newcomers see "offline" too.
     async with subscribed_client(mosquitto, f"{ROOT}/status") as late:
         status = await late.expect(f"{ROOT}/status")
-        assert (status.payload, status.retain) == (b"offline", True)
+        assert (status.state, status.retain) == ("offline", True)

@@ -61,6 +61,12 @@ def info_payload(settings: ApiSettings, model: AnnouncedModel | None) -> dict[st
     }
 
 
+def status_payload(state: str, session: str) -> dict[str, Any]:
+    """`status` before signing: `online` or `offline`, and the connection (`session`) it is
+    about. Signed (`sigs`, `ts`) so that HA believes no other login's `offline`."""
+    return {"state": state, "session": session}
+
+
 def tools_payload() -> dict[str, Any]:
     return {"version": catalog_version(), "tools": catalog()}
 
@@ -73,7 +79,8 @@ def discovery_payload(settings: ApiSettings) -> dict[str, Any]:
     """
     topics = Topics.of(settings)
     device = topics.device_id
-    available = {"availability": [{"topic": topics.status}]}
+    state = "{{ value_json.state }}"
+    available = {"availability": [{"topic": topics.status, "value_template": state}]}
 
     def entity(platform: str, key: str, name: str, **config: Any) -> dict[str, Any]:
         return {
@@ -102,6 +109,7 @@ def discovery_payload(settings: ApiSettings) -> dict[str, Any]:
                 "status",
                 "Status",
                 state_topic=topics.status,
+                value_template=state,
                 device_class="enum",
                 options=["online", "offline"],
                 icon="mdi:robot",

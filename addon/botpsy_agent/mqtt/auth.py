@@ -3,6 +3,10 @@
 * A request that names a `user_id` must be signed with a shared secret and be fresh; the
   user must exist in HA. Name and admin flag come from HA's user directory, never from the
   request.
+* A request with `origin: homeassistant` is Home Assistant itself (a voice satellite, an
+  automation): signed like a user's, it acts as `Principal.mqtt("homeassistant")`. Without
+  that signature the `homeassistant` topic gives nothing (issue 25, finding 3: without a
+  broker ACL any login could write it and act, and confirm, as Home Assistant).
 * A request on `…/request/<name>` acts as `Principal.mqtt(<name>)`: the broker's ACL is what
   makes that topic trustworthy (docs/mqtt-api.md has the ACL).
 * Everything else is `Principal.anonymous()`, which the default policy allows nothing.
@@ -15,9 +19,9 @@ import logging
 from typing import Protocol
 
 from botpsy_agent.mqtt.codes import ErrorCode
-from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, redact, signature_matches
+from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, matching_secret, redact
 from botpsy_agent.mqtt.topics import PRINCIPAL_PATTERN
-from botpsy_agent.mqtt.wire import Rejection, WireRequest
+from botpsy_agent.mqtt.wire import HA_ORIGIN, Rejection, WireRequest
 from botpsy_agent.policy.model import Principal
 
 _LOGGER = logging.getLogger(__name__)
@@ -56,6 +60,8 @@ class Authenticator:
         (None: the plain request topic). A rejection says why it may not act at all."""
         if request.user_id is not None:
             return self._user(request)
+        if request.origin is not None:
+            return self._home_assistant(request, named)
         if named is None:
             return Principal.anonymous()
         if not PRINCIPAL_PATTERN.fullmatch(named):
@@ -64,15 +70,39 @@ class Authenticator:
                 ErrorCode.INVALID_PRINCIPAL,
                 f"principal name {named[:64]!r} must match {PRINCIPAL_PATTERN.pattern}",
             )
+        if named == HA_ORIGIN:
+            return self._reject(
+                request,
+                ErrorCode.UNAUTHENTICATED,
+                f"requests as {HA_ORIGIN} must be signed (origin, ts, sig); "
+                "update the BotPsy integration",
+            )
         return Principal.mqtt(named)
 
-    def _user(self, request: WireRequest) -> Principal | Rejection:
-        assert request.user_id is not None
+    def signing_secret(self, request: WireRequest) -> str | None:
+        """The shared secret that signed `request` (an accepted signed request), or None."""
+        if request.sig is None or not request.signed:
+            return None
+        return matching_secret(request.document, request.sig, self._secrets.secrets())
+
+    def _home_assistant(self, request: WireRequest, named: str | None) -> Principal | Rejection:
+        if named not in (None, HA_ORIGIN):
+            return self._reject(
+                request,
+                ErrorCode.INVALID_PRINCIPAL,
+                f"a request of origin {HA_ORIGIN} belongs on request/{HA_ORIGIN}",
+            )
+        if refused := self._signature_problem(request, f"origin {HA_ORIGIN}"):
+            return refused
+        return Principal.mqtt(HA_ORIGIN)
+
+    def _signature_problem(self, request: WireRequest, signer: str) -> Rejection | None:
+        """Why the signature of a request that names a signer is not good, or None."""
         if request.sig is None or request.ts is None:
             return self._reject(
                 request,
                 ErrorCode.UNAUTHENTICATED,
-                "a request that names a user_id must carry ts and sig",
+                "a request that names a user_id or an origin must carry ts and sig",
             )
         secrets = self._secrets.secrets()
         if not secrets:
@@ -81,12 +111,9 @@ class Authenticator:
                 ErrorCode.UNAUTHENTICATED,
                 "signed requests are not set up (no shared secret); set up the integration",
             )
-        if not signature_matches(request.document, request.sig, secrets):
+        if matching_secret(request.document, request.sig, secrets) is None:
             _LOGGER.warning(
-                "Bad signature %s on request %s for user %s",
-                redact(request.sig),
-                request.id,
-                request.user_id,
+                "Bad signature %s on request %s for %s", redact(request.sig), request.id, signer
             )
             return self._reject(request, ErrorCode.BAD_SIGNATURE, "the signature does not match")
         if not self._replay.is_fresh(request.ts):
@@ -96,6 +123,12 @@ class Authenticator:
                 f"ts is more than {self._replay.window_s:g} s from the app's clock; "
                 "sign with the current time (and check the clocks)",
             )
+        return None
+
+    def _user(self, request: WireRequest) -> Principal | Rejection:
+        assert request.user_id is not None
+        if refused := self._signature_problem(request, f"user {request.user_id}"):
+            return refused
         user = self._users(request.user_id)
         if user is None or not getattr(user, "is_active", True):
             return self._reject(

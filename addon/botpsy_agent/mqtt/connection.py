@@ -44,7 +44,7 @@ class Received:
 @dataclass(frozen=True)
 class Will:
     topic: str
-    payload: str
+    payload: str | bytes
     qos: int = 1
     retain: bool = True
 
@@ -67,7 +67,7 @@ class MqttConnection:
         settings: BrokerSettings,
         client_id: str,
         *,
-        will: Will,
+        will: Will | Callable[[], Will],
         subscriptions: Sequence[tuple[str, int]],
         on_connect: Callable[[], None],
         on_message: Callable[[Received], None],
@@ -76,6 +76,7 @@ class MqttConnection:
         self.settings = settings
         self.client_id = client_id
         self._will = will
+        """A fixed will, or one made anew for every connection attempt (a signed one)."""
         self._subscriptions = list(subscriptions)
         self._on_connect = on_connect
         self._on_message = on_message
@@ -179,9 +180,7 @@ class MqttConnection:
                     str(settings.tls.key_file) if settings.tls.key_file else None,
                 )
             client.tls_set_context(context)
-        client.will_set(
-            self._will.topic, self._will.payload, qos=self._will.qos, retain=self._will.retain
-        )
+        self._set_will(client)
         client.reconnect_delay_set(settings.reconnect_min_s, settings.reconnect_max_s)
         client.on_connect = self._paho_connect
         client.on_disconnect = self._paho_disconnect
@@ -191,6 +190,10 @@ class MqttConnection:
         client.on_socket_open = send_at_once
         client.on_connect_fail = self._paho_connect_fail
         return client
+
+    def _set_will(self, client: mqtt.Client) -> None:
+        will = self._will() if callable(self._will) else self._will
+        client.will_set(will.topic, will.payload, qos=will.qos, retain=will.retain)
 
     def _paho_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
@@ -229,6 +232,8 @@ class MqttConnection:
     def _paho_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
+        if callable(self._will):  # the next connect carries a will of its own
+            self._set_will(client)
         self._to_loop(self._disconnected, str(reason))
 
     def _paho_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:

@@ -28,7 +28,7 @@ from botpsy_agent.mqtt.door_audit import DoorAudit, NoAudit, Refusal
 from botpsy_agent.mqtt.outcomes import Conflict, OutcomeCache, fingerprint
 from botpsy_agent.mqtt.ratelimit import RateLimiter
 from botpsy_agent.mqtt.settings import ApiSettings
-from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey
+from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey, seal_answer
 from botpsy_agent.mqtt.stats import DoorStats
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest, json_payload
@@ -75,11 +75,16 @@ class Answer:
     correlation_data: bytes | None = None
     id_known: bool = True
     """False when the payload had no usable id: the wire `id` is then null."""
+    seal_with: str | None = field(default=None, repr=False)
+    """The secret that signed a request asking for a sealed answer (`signing.seal_answer`):
+    its speech and actions are then for that secret's holder only."""
 
     def to_json(self) -> dict[str, Any]:
         data = self.response.to_json()
         if not self.id_known:
             data["id"] = None
+        if self.seal_with is not None:
+            data = seal_answer(data, self.seal_with)
         return data
 
     def payload(self) -> bytes:
@@ -91,6 +96,7 @@ class _Routed:
     request: WireRequest
     reply: str
     principal: Principal
+    seal_with: str | None = field(default=None, repr=False)
 
 
 class Dispatcher:
@@ -162,7 +168,9 @@ class Dispatcher:
                 _agent_request(routed.request, routed.principal), message.topic, retry=True
             )
             response = await asyncio.shield(admitted)
-            return Answer(routed.reply, response, message.correlation_data)
+            return Answer(
+                routed.reply, response, message.correlation_data, seal_with=routed.seal_with
+            )
         key = (routed.principal.key, routed.request.id)
         try:
             response = await self._run(
@@ -178,7 +186,7 @@ class Dispatcher:
         )
         self._outcomes.finish(key, response, keep=keep)
         self._report_actions(routed.request, routed.principal, response)
-        return Answer(routed.reply, response, message.correlation_data)
+        return Answer(routed.reply, response, message.correlation_data, seal_with=routed.seal_with)
 
     def cancel_running(self) -> int:
         """Stop every running agent call; each is answered `shutting_down`."""
@@ -223,7 +231,8 @@ class Dispatcher:
                 parsed.id,
             )
             return self._refuse(rejection, message, reply, principal=principal.key, quiet=quiet)
-        return _Routed(parsed, reply, principal)
+        seal_with = self._auth.signing_secret(parsed) if parsed.seal else None
+        return _Routed(parsed, reply, principal, seal_with)
 
     def _admit(
         self, routed: _Routed, message: RequestMessage
@@ -244,8 +253,9 @@ class Dispatcher:
         if first is not None:
             return first
         replay_key = None
-        if request.user_id is not None and request.ts is not None:
-            replay_key = ReplayKey(request.user_id, request.id, request.ts)
+        if request.signed and request.ts is not None:
+            signer = request.user_id or f"origin:{request.origin}"
+            replay_key = ReplayKey(signer, request.id, request.ts)
             if self._replay.seen(replay_key):
                 rejection = Rejection(
                     ErrorCode.REPLAYED,

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 import contextlib
 import logging
+import secrets as random
 from typing import Any
 
 from botpsy_agent.agent.protocol import Agent
@@ -18,6 +19,7 @@ from botpsy_agent.mqtt.announce import (
     AnnouncedModel,
     discovery_payload,
     info_payload,
+    status_payload,
     tools_payload,
 )
 from botpsy_agent.mqtt.auth import Authenticator, UserDirectory, no_users
@@ -52,6 +54,9 @@ NO_MODEL_STATS: dict[str, Any] = {
 }
 """`model_engine`: which engine serves the model (`server`, `local`), None when none."""
 OFFLINE_ACK_TIMEOUT_S = 3.0
+SECRETS_CHECK_INTERVAL_S = 1.0
+"""How often the app looks whether its paired secrets changed: a new pairing must find
+`status` and `info` signed for it at once (its integration believes nothing else)."""
 REANNOUNCE_MIN_INTERVAL_S = 10.0
 """HA's birth messages make the app announce again at most this often; births in between
 are answered by one announcement when the interval ends (issue 18, finding 6: each 6-byte
@@ -95,10 +100,14 @@ class MqttService:
             answers_question=answers_question,
         )
         self.dispatcher.stats.on_change = self._stats_changed
+        self._session = random.token_hex(8)
+        """Names this connection's `status` messages: its last will says `offline` for it,
+        so HA can tell an old `offline` from another connection (issue 25, finding 3)."""
+        self._announced_secrets: tuple[str, ...] = ()
         self.connection = MqttConnection(
             broker,
             broker.client_id or f"botpsy-{self.api.instance}",
-            will=Will(self.topics.status, OFFLINE),
+            will=self._last_will,
             subscriptions=[
                 (self.topics.request, 1),
                 (self.topics.named_requests, 1),
@@ -116,6 +125,7 @@ class MqttService:
         self._online = asyncio.Event()
         self._stats_dirty = asyncio.Event()
         self._stats_task: asyncio.Task[None] | None = None
+        self._secrets_task: asyncio.Task[None] | None = None
         self.announcements = 0
         self._reannounced_at: float | None = None
         self._reannounce_later: asyncio.TimerHandle | None = None
@@ -134,6 +144,7 @@ class MqttService:
         """Start connecting; requests are served from the first successful connect on."""
         await self.connection.start()
         self._stats_task = asyncio.create_task(self._publish_stats_forever(), name="mqtt-stats")
+        self._secrets_task = asyncio.create_task(self._follow_secrets(), name="mqtt-secrets")
 
     async def wait_online(self) -> None:
         """Until connected and subscribed (wrap it in `asyncio.timeout`)."""
@@ -153,15 +164,18 @@ class MqttService:
         if self._reannounce_later is not None:
             self._reannounce_later.cancel()
             self._reannounce_later = None
-        if self._stats_task is not None:
-            self._stats_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._stats_task
-            self._stats_task = None
+        for task in (self._stats_task, self._secrets_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._stats_task = self._secrets_task = None
         if self.connection.connected:
             try:
                 async with asyncio.timeout(OFFLINE_ACK_TIMEOUT_S):
-                    await self.connection.publish_and_wait(self.topics.status, OFFLINE, retain=True)
+                    await self.connection.publish_and_wait(
+                        self.topics.status, self._status(OFFLINE), retain=True
+                    )
             except TimeoutError:
                 _LOGGER.warning("The broker did not confirm 'offline' in time")
         await self.connection.stop()
@@ -188,7 +202,8 @@ class MqttService:
         """Publish status, info, tools, stats and HA discovery (again)."""
         self.announcements += 1
         publish = self.connection.publish
-        publish(self.topics.status, ONLINE, retain=True)
+        self._announced_secrets = tuple(self._secrets.secrets())
+        publish(self.topics.status, self._status(ONLINE), retain=True)
         self._publish_info()
         publish(self.topics.tools, json_payload(tools_payload()), retain=True)
         # Discovery is not retained: HA asks for it again by announcing itself online.
@@ -196,8 +211,31 @@ class MqttService:
         self._publish_stats()
 
     def _publish_info(self) -> None:
-        payload = json_payload(info_payload(self.api, self._model))
+        payload = json_payload(self._signed(info_payload(self.api, self._model)))
         self.connection.publish(self.topics.info, payload, retain=True)
+
+    def _status(self, state: str) -> bytes:
+        """`status`: online or offline, of this connection's session, signed for HA."""
+        return json_payload(self._signed(status_payload(state, self._session)))
+
+    def _last_will(self) -> Will:
+        """A will for the next connection: a new session, signed with today's secrets (the
+        connection asks before every connect)."""
+        self._session = random.token_hex(8)
+        return Will(self.topics.status, self._status(OFFLINE))
+
+    async def _follow_secrets(self) -> None:
+        """A pairing added or revoked a secret: sign `status` and `info` anew, so the new
+        integration believes them at once. (The will of the live connection stays signed
+        with the secrets it connected with until the next connect.)"""
+        while True:
+            await asyncio.sleep(SECRETS_CHECK_INTERVAL_S)
+            secrets = tuple(self._secrets.secrets())
+            if secrets != self._announced_secrets and self.connection.connected:
+                self._announced_secrets = secrets
+                _LOGGER.info("The paired secrets changed: signing status and info anew")
+                self.connection.publish(self.topics.status, self._status(ONLINE), retain=True)
+                self._publish_info()
 
     def _publish_stats(self) -> None:
         stats = self.dispatcher.stats.to_json()

@@ -14,10 +14,19 @@ way round (issue 18, finding 12): `ts` and `sigs`, an object from each paired se
 fingerprint to the HMAC-SHA256, keyed with that secret, of `APP_MESSAGE_DOMAIN` followed by
 the canonical form of the message without `sigs`. The domain keeps an app message from ever
 passing as a signed request, and the fingerprint lets each holder find its own signature.
+
+An answer to a request that asks for it (`seal`, signed) carries its bodies — `speech` and
+`actions` — sealed to the secret that signed the request (issue 25, finding 3): `sealed` is
+base64 of a 16-byte random nonce and the JSON of those fields XOR a keystream of
+HMAC-SHA256 blocks (`seal_key(secret)`, nonce, block counter). Only the standard library
+is used (the app's image has no cryptography package); the `sigs` over the whole message
+make it encrypt-then-MAC. Other logins on the broker see the answer's status, never what
+was said or done.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 import hashlib
@@ -26,6 +35,7 @@ import hmac
 import json
 import logging
 from pathlib import Path
+from secrets import token_bytes
 import time
 from typing import Any, Protocol
 
@@ -64,6 +74,15 @@ def signature_matches(document: Mapping[str, Any], sig: str, secrets: Iterable[s
     return matched
 
 
+def matching_secret(document: Mapping[str, Any], sig: str, secrets: Iterable[str]) -> str | None:
+    """The secret `sig` was made with, or None; every secret is tried, match or not."""
+    found = None
+    for secret in secrets:
+        if hmac.compare_digest(signature(document, secret), sig):
+            found = secret
+    return found
+
+
 def secret_fingerprint(secret: str) -> str:
     """A short public name of a secret (a hash: it tells secrets apart, reveals none)."""
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:12]
@@ -91,6 +110,37 @@ def sign_app_message(
         for secret in secrets
     }
     return signed
+
+
+SEAL_DOMAIN = b"botpsy answer seal\n"
+SEALED_FIELDS = ("speech", "actions")
+"""What of an answer only its requester may read."""
+SEAL_NONCE_BYTES = 16
+
+
+def seal_key(secret: str) -> bytes:
+    """The key answers are sealed with: derived from, never equal to, the signing secret."""
+    return hmac.new(secret.encode("utf-8"), SEAL_DOMAIN, hashlib.sha256).digest()
+
+
+def _keystream(key: bytes, nonce: bytes, length: int) -> bytes:
+    blocks = (
+        hmac.new(key, nonce + counter.to_bytes(4, "big"), hashlib.sha256).digest()
+        for counter in range((length + 31) // 32)
+    )
+    return b"".join(blocks)[:length]
+
+
+def seal_answer(answer: Mapping[str, Any], secret: str) -> dict[str, Any]:
+    """A copy of `answer` whose `SEALED_FIELDS` only the holder of `secret` can read."""
+    private = {key: answer[key] for key in SEALED_FIELDS if key in answer}
+    sealed = {key: value for key, value in answer.items() if key not in SEALED_FIELDS}
+    plain = json.dumps(private, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    nonce = token_bytes(SEAL_NONCE_BYTES)
+    stream = _keystream(seal_key(secret), nonce, len(plain))
+    cipher = bytes(a ^ b for a, b in zip(plain, stream, strict=True))
+    sealed["sealed"] = base64.b64encode(nonce + cipher).decode("ascii")
+    return sealed
 
 
 def redact(value: str) -> str:
@@ -169,7 +219,8 @@ class SecretFile:
 
 @dataclass(frozen=True)
 class ReplayKey:
-    user_id: str
+    signer: str
+    """The HA user id, or `origin:homeassistant` for Home Assistant's own requests."""
     request_id: str
     ts: int
 

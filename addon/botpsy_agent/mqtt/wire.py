@@ -20,6 +20,8 @@ ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.:-]*"
 USER_ID_PATTERN = r"[A-Za-z0-9_-]+"
 SIG_PATTERN = r"[0-9a-f]{64}"
 LANGUAGE_PATTERN = r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*"
+HA_ORIGIN = "homeassistant"
+"""The one `origin` a request may claim: Home Assistant itself (signed, issue 25)."""
 MAX_ID_CHARS = 128
 MAX_TS = 2**53  # what every JSON implementation reads exactly
 
@@ -100,6 +102,14 @@ def request_fields(settings: ApiSettings) -> tuple[FieldSpec, ...]:
             pattern=USER_ID_PATTERN,
         ),
         FieldSpec(
+            "origin",
+            str,
+            f"`{HA_ORIGIN}`: Home Assistant itself sends it (a voice satellite, an "
+            "automation), without a user; then `ts` and `sig` are required.",
+            max_length=len(HA_ORIGIN),
+            pattern=HA_ORIGIN,
+        ),
+        FieldSpec(
             "ts",
             int,
             "Unix time in whole seconds when the request was signed.",
@@ -127,6 +137,12 @@ def request_fields(settings: ApiSettings) -> tuple[FieldSpec, ...]:
             pattern=ID_PATTERN,
         ),
         FieldSpec("dry_run", bool, "Plan and authorise only; execute nothing."),
+        FieldSpec(
+            "seal",
+            bool,
+            "Signed requests only: the answer's speech and actions are sealed to the secret "
+            "that signed it (docs/mqtt-api.md, *Sealed answers*).",
+        ),
     )
 
 
@@ -142,11 +158,19 @@ class WireRequest:
     conversation_id: str | None = None
     reply_to: str | None = None
     user_id: str | None = None
+    origin: str | None = None
+    """`homeassistant` for Home Assistant's own signed requests."""
     ts: int | None = None
     sig: str | None = None
     device_id: str | None = None
     area_id: str | None = None
     dry_run: bool = False
+    seal: bool = False
+
+    @property
+    def signed(self) -> bool:
+        """It claims a signer (an HA user, or Home Assistant itself)."""
+        return self.user_id is not None or self.origin is not None
 
 
 @dataclass(frozen=True)
@@ -203,11 +227,13 @@ class RequestParser:
             conversation_id=document.get("conversation_id"),
             reply_to=reply_to,
             user_id=document.get("user_id"),
+            origin=document.get("origin"),
             ts=document.get("ts"),
             sig=document.get("sig"),
             device_id=document.get("device_id"),
             area_id=document.get("area_id"),
             dry_run=document.get("dry_run", False),
+            seal=document.get("seal", False),
         )
 
     def _problem(self, document: Mapping[str, Any]) -> tuple[ErrorCode, str] | None:
@@ -224,12 +250,7 @@ class RequestParser:
                 ErrorCode.UNKNOWN_LANGUAGE,
                 f"language {document['language']!r} is not one of {list(self._languages)}",
             )
-        if "user_id" not in document and ("sig" in document or "ts" in document):
-            return (
-                ErrorCode.UNEXPECTED_SIGNATURE,
-                "sig and ts only belong to a request that names a user_id",
-            )
-        return None
+        return _signer_problem(document)
 
     def _decode(self, payload: bytes) -> dict[str, Any] | Rejection:
         if len(payload) > self._max_bytes:
@@ -286,6 +307,19 @@ class RequestParser:
             return self._languages[0]
         primary = value.split("-", 1)[0].lower()
         return primary if primary in self._languages else None
+
+
+def _signer_problem(document: Mapping[str, Any]) -> tuple[ErrorCode, str] | None:
+    """A signature without a signer, or two signers."""
+    if "user_id" in document and "origin" in document:
+        return ErrorCode.INVALID_VALUE, "a request names a user_id or an origin, not both"
+    signer = "user_id" in document or "origin" in document
+    if not signer and any(name in document for name in ("sig", "ts", "seal")):
+        return (
+            ErrorCode.UNEXPECTED_SIGNATURE,
+            "sig, ts and seal only belong to a request that names a user_id or an origin",
+        )
+    return None
 
 
 def _json_object(text: str) -> dict[str, Any] | Rejection:
