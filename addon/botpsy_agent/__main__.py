@@ -73,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument(
         "--remove-others", action="store_true", help="delete every model file but the chosen one"
     )
+    models.add_argument(
+        "--unpin",
+        action="store_true",
+        help="forget the chosen file's pinned SHA-256: the next file of that name is trusted",
+    )
     models.set_defaults(handler=_models)
 
     add_audit_command(commands)
@@ -105,7 +110,7 @@ def _models(args: argparse.Namespace) -> int:
     import os
 
     from botpsy_agent.app.config import OptionsError, load_app_settings
-    from botpsy_agent.weights.store import other_models, plan_model, remove_other_models
+    from botpsy_agent.weights.store import other_models, plan_model, remove_other_models, unpin
 
     try:
         settings = load_app_settings(args.options, os.environ)
@@ -113,8 +118,11 @@ def _models(args: argparse.Namespace) -> int:
         print("\n".join(err.problems), file=sys.stderr)
         return EXIT_FAILED
     folder = settings.models_dir
-    chosen = plan_model(settings.model, folder).path
+    plan = plan_model(settings.model, folder, settings.data_dir)
+    chosen = plan.path
     print(f"chosen: {chosen} ({'present' if chosen.exists() else 'not downloaded yet'})")
+    if args.unpin:
+        print(f"unpinned: {chosen.name}" if unpin(plan) else f"not pinned: {chosen.name}")
     others = (
         remove_other_models(folder, chosen) if args.remove_others else other_models(folder, chosen)
     )
