@@ -89,12 +89,13 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     from botpsy_agent.app.startup import serve
+    from botpsy_agent.audit.printable import PrintableFormatter
 
-    logging.basicConfig(
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        datefmt="%Y-%m-%d %H:%M:%S",
+    handler = logging.StreamHandler()
+    handler.setFormatter(  # arguments from requests cannot forge lines (issue 25, finding 10)
+        PrintableFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
     )
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     return asyncio.run(serve(args.options))
 
 
