@@ -184,9 +184,13 @@ async def light_group(hass: HomeAssistant, bridge: HaBridge, members: list[str])
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     group = "light.upstairs_lights"
-    await wait_until(
-        lambda: bridge.index.home.state_of(group).attributes.get("entity_id") == members, 10
-    )
+
+    def ready() -> bool:  # its members in its state, and exposed as HA exposes new lights
+        home = bridge.index.home
+        known = group in home.entities and home.entities[group].exposed
+        return known and home.state_of(group).attributes.get("entity_id") == members
+
+    await wait_until(ready, 10)
     return group
 
 
