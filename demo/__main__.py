@@ -58,7 +58,8 @@ async def choose_model(given: Path | None, *, stand_in: bool) -> ModelChoice:
     if not stand_in:
         cache = Path(os.environ.get("BOTPSY_CACHE", Path.home() / ".cache" / "botpsy")) / "models"
         entry = CATALOG[Quant.Q8_0]
-        plan = plan_model(parse_options({**DEFAULT_OPTIONS, "model": entry.choice}).model, cache)
+        options = parse_options({**DEFAULT_OPTIONS, "model": entry.choice})
+        plan = plan_model(options.model, cache, cache)  # the developer's own cache: its records too
         if plan.path.exists() or await _online(HUGGING_FACE_BASE_URL):
             say(f"using {plan.label} ({entry.approx_bytes / 1e9:.2f} GB) in {cache}")
             async with aiohttp.ClientSession() as session:

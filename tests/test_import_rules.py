@@ -33,7 +33,10 @@ SHARED = {"botpsy_agent.agent.protocol", "botpsy_agent.app.config"}
 MAY_ALSO_IMPORT: dict[str, set[str]] = {
     "link": {"botpsy_agent.app.supervisor"},  # pairing asks the Supervisor for HA's notices
     "audit": {"botpsy_agent.mqtt.door_audit"},  # what the front door refused
-    "mqtt": {"botpsy_agent.audit.records"},  # how a refusal is recorded, one module
+    "mqtt": {
+        "botpsy_agent.audit.records",  # how a refusal is recorded, one module
+        "botpsy_agent.audit.printable",  # how a sender's text is quoted for people
+    },
 }
 """Single modules a part may import from a part above it, each with its reason."""
 

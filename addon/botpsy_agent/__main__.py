@@ -73,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument(
         "--remove-others", action="store_true", help="delete every model file but the chosen one"
     )
+    models.add_argument(
+        "--unpin",
+        action="store_true",
+        help="forget the chosen file's pinned SHA-256: the next file of that name is trusted",
+    )
     models.set_defaults(handler=_models)
 
     add_audit_command(commands)
@@ -84,12 +89,13 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     from botpsy_agent.app.startup import serve
+    from botpsy_agent.audit.printable import PrintableFormatter
 
-    logging.basicConfig(
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        datefmt="%Y-%m-%d %H:%M:%S",
+    handler = logging.StreamHandler()
+    handler.setFormatter(  # arguments from requests cannot forge lines (issue 25, finding 10)
+        PrintableFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
     )
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     return asyncio.run(serve(args.options))
 
 
@@ -105,7 +111,7 @@ def _models(args: argparse.Namespace) -> int:
     import os
 
     from botpsy_agent.app.config import OptionsError, load_app_settings
-    from botpsy_agent.weights.store import other_models, plan_model, remove_other_models
+    from botpsy_agent.weights.store import other_models, plan_model, remove_other_models, unpin
 
     try:
         settings = load_app_settings(args.options, os.environ)
@@ -113,8 +119,11 @@ def _models(args: argparse.Namespace) -> int:
         print("\n".join(err.problems), file=sys.stderr)
         return EXIT_FAILED
     folder = settings.models_dir
-    chosen = plan_model(settings.model, folder).path
+    plan = plan_model(settings.model, folder, settings.data_dir)
+    chosen = plan.path
     print(f"chosen: {chosen} ({'present' if chosen.exists() else 'not downloaded yet'})")
+    if args.unpin:
+        print(f"unpinned: {chosen.name}" if unpin(plan) else f"not pinned: {chosen.name}")
     others = (
         remove_other_models(folder, chosen) if args.remove_others else other_models(folder, chosen)
     )

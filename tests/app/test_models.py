@@ -177,7 +177,9 @@ async def test_a_missing_file_is_a_clear_error(
 async def test_the_chosen_quantization_comes_from_the_catalogue_via_a_mirror(
     host: ModelHostStandIn, session: aiohttp.ClientSession, gguf_bytes: bytes, tmp_path: Path
 ) -> None:
-    plan = plan_model(model_settings(model_mirror=host.url()), tmp_path / "models")
+    plan = plan_model(
+        model_settings(model_mirror=host.url()), tmp_path / "models", tmp_path / "data"
+    )
     assert plan.url == host.url(NAME)  # the mirror replaces the Hugging Face base address
     path = await ensure_model(plan, session=session, offline=False, progress_interval_s=60)
     assert path == tmp_path / "models" / NAME
@@ -186,7 +188,7 @@ async def test_the_chosen_quantization_comes_from_the_catalogue_via_a_mirror(
 
 def test_the_catalogue_points_at_hugging_face_by_default(tmp_path: Path) -> None:
     plans = {
-        choice: plan_model(model_settings(model=choice), tmp_path)
+        choice: plan_model(model_settings(model=choice), tmp_path, tmp_path)
         for choice in ("Q8_0", "Q4_K_M", "BF16")
     }
     assert {c: p.path.name for c, p in plans.items()} == {
@@ -204,13 +206,13 @@ async def test_offline_uses_a_file_already_there_and_never_asks_the_network(
     models = tmp_path / "models"
     models.mkdir()
     (models / NAME).write_bytes(gguf_bytes)
-    plan = plan_model(model_settings(offline=True, model_mirror=host.url()), models)
+    plan = plan_model(model_settings(offline=True, model_mirror=host.url()), models, tmp_path)
     assert await ensure_model(plan, session=None, offline=True) == models / NAME
     assert host.requests == []
 
 
 async def test_offline_without_the_file_says_what_to_do(tmp_path: Path) -> None:
-    plan = plan_model(model_settings(offline=True), tmp_path / "models")
+    plan = plan_model(model_settings(offline=True), tmp_path / "models", tmp_path)
     with pytest.raises(DownloadError) as caught:
         await ensure_model(plan, session=None, offline=True)
     assert caught.value.code == "offline_missing"
@@ -230,7 +232,7 @@ async def test_switching_quantization_keeps_old_files_until_asked(
     (models / "BotPsy-0.8B-BF16.gguf.part").write_bytes(b"GGUF")
     (models / "notes.txt").write_text("mine")
 
-    plan = plan_model(model_settings(model="Q4_K_M"), models)
+    plan = plan_model(model_settings(model="Q4_K_M"), models, tmp_path / "data")
     path = await ensure_model(plan, session=None, offline=True)
     assert path.name == "BotPsy-0.8B-Q4_K_M.gguf"
     assert (models / NAME).exists()  # the previous choice is still there
@@ -242,9 +244,7 @@ async def test_switching_quantization_keeps_old_files_until_asked(
     removed = remove_other_models(models, path)
     assert [p.name for p in removed] == ["BotPsy-0.8B-BF16.gguf.part", "BotPsy-0.8B-Q8_0.gguf"]
     assert sorted(p.name for p in models.iterdir()) == [
-        "BotPsy-0.8B-Q4_K_M.gguf",
-        "BotPsy-0.8B-Q4_K_M.gguf.sha256",  # checked once at start (issue 18, finding 8)
-        "model_pins.json",
+        "BotPsy-0.8B-Q4_K_M.gguf",  # its check and pin are in the data folder (issue 25)
         "notes.txt",
     ]
 
@@ -259,11 +259,12 @@ async def test_a_custom_file_with_a_checksum_is_checked_once(
     settings = model_settings(
         model="custom", custom_model="/share/mine.gguf", custom_model_sha256=digest
     )
-    plan = plan_model(settings, tmp_path / "models")
+    plan = plan_model(settings, tmp_path / "models", tmp_path / "data")
     plan = replace(plan, path=custom)  # the test's /share is a temporary folder
     assert await ensure_model(plan, session=None, offline=False) == custom
-    note = custom.with_name("mine.gguf.sha256")
-    assert note.read_text().split()[:2] == [digest, str(len(gguf_bytes))]
+    notes = json.loads((tmp_path / "data" / "model_checks.json").read_text())
+    assert notes[str(custom)]["sha256"] == digest
+    assert not custom.with_name("mine.gguf.sha256").exists()  # nothing beside the user's file
 
     custom.write_bytes(gguf_bytes[:-1] + b"\0")  # damaged later: the note no longer fits
     with pytest.raises(DownloadError) as caught:
@@ -275,7 +276,9 @@ async def test_a_custom_file_with_a_checksum_is_checked_once(
 async def test_a_missing_custom_file_and_a_non_gguf_download_are_clear_errors(
     host: ModelHostStandIn, session: aiohttp.ClientSession, tmp_path: Path
 ) -> None:
-    plan = plan_model(model_settings(model="custom", custom_model="/share/absent.gguf"), tmp_path)
+    plan = plan_model(
+        model_settings(model="custom", custom_model="/share/absent.gguf"), tmp_path, tmp_path
+    )
     with pytest.raises(DownloadError) as caught:
         await ensure_model(plan, session=None, offline=False)
     assert caught.value.code == "custom_missing"
@@ -285,7 +288,9 @@ async def test_a_missing_custom_file_and_a_non_gguf_download_are_clear_errors(
 
     host.files["page.gguf"] = b"<!doctype html><title>Sign in</title>"
     plan = plan_model(
-        model_settings(model="custom", custom_model=host.url("page.gguf")), tmp_path / "models"
+        model_settings(model="custom", custom_model=host.url("page.gguf")),
+        tmp_path / "models",
+        tmp_path / "data",
     )
     with pytest.raises(DownloadError) as caught:
         await ensure_model(plan, session=session, offline=False)
@@ -328,3 +333,10 @@ def test_models_command_lists_and_removes_only_when_asked(tmp_path: Path) -> Non
     assert "removed:" in removed
     assert not (models / "BotPsy-0.8B-Q8_0.gguf").exists()
     assert (models / "BotPsy-0.8B-Q4_K_M.gguf").exists()
+
+    # The pins are in the data folder, out of Samba's reach: an admin unpins in the terminal.
+    pins = tmp_path / "model_pins.json"
+    pins.write_text(json.dumps({"BotPsy-0.8B-Q4_K_M.gguf": "ab" * 32, "other.gguf": "cd" * 32}))
+    assert "unpinned: BotPsy-0.8B-Q4_K_M.gguf" in models_command("--unpin")
+    assert json.loads(pins.read_text()) == {"other.gguf": "cd" * 32}
+    assert "not pinned: BotPsy-0.8B-Q4_K_M.gguf" in models_command("--unpin")

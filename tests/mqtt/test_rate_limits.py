@@ -42,12 +42,15 @@ def test_a_principal_gets_a_burst_then_its_rate() -> None:
 def test_the_global_limit_covers_everyone_and_refusals_cost_nothing() -> None:
     clock = ManualClock()
     limits = RateLimiter(per_principal=5, global_=8, clock=clock)
-    for n in range(8):
+    assert limits.reserved == 2  # a quarter of the minute, kept for signed HA users
+    for n in range(6):
         assert limits.admit(f"mqtt:p{n % 4}") is None
     refused = limits.admit("mqtt:new")
     assert refused is not None and refused.scope == "global"
     assert [refused.streak, limits.admit("mqtt:new").streak] == [1, 2]  # type: ignore[union-attr]
-    clock.now += 7.5  # one global token back
+    assert [limits.admit("user:anna") for _ in range(2)] == [None, None]  # the reserve
+    assert limits.admit("user:anna") is not None  # and then the whole minute is used
+    clock.now += 10  # one common token back (6 a minute)
     assert limits.admit("mqtt:new") is None  # its own bucket was not drained by refusals
 
 
@@ -93,11 +96,11 @@ async def test_beyond_the_limit_requests_are_answered_rate_limited_and_never_run
 
     client.publish(PANEL, {"id": "p0", "text": "kitchen light on"})  # a retry: not counted
     assert (await client.response(PANEL_ANSWERS, "p0"))["status"] == "done"
-    for n in range(3):  # another principal, up to the global limit (5 in all)
+    for n in range(3):  # another principal, up to the global limit (5, 1 kept for HA users)
         client.publish(f"{ROOT}/request/other", {"id": f"o{n}", "text": "kitchen light on"})
     other = [await client.response(f"{ROOT}/response/other", f"o{n}") for n in range(3)]
-    assert [a["status"] for a in other] == ["done", "done", "busy"]
-    assert agent.executions == 5
+    assert [a["status"] for a in other] == ["done", "busy", "busy"]
+    assert agent.executions == 4
 
     security = [r for r in caplog.records if r.name == "botpsy_agent.security"]
     warned = [r for r in security if r.levelno == logging.WARNING]
@@ -107,5 +110,6 @@ async def test_beyond_the_limit_requests_are_answered_rate_limited_and_never_run
     assert [(r["id"], r["principal"], r["code"]) for r in refused] == [
         ("p3", "mqtt:panel", "rate_limited"),
         ("p4", "mqtt:panel", "rate_limited"),
+        ("o1", "mqtt:other", "rate_limited"),
         ("o2", "mqtt:other", "rate_limited"),
     ]

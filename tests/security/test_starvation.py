@@ -116,3 +116,37 @@ async def test_ha_birth_messages_do_not_make_the_app_announce_without_end(
             client.client.publish("homeassistant/status", b"online", qos=1)
         await asyncio.sleep(1.0)
         assert app.mqtt.announcements - first <= 1
+
+
+SHARED_LIMITS = ApiSettings(
+    instance=INSTANCE, languages=("en",), rate_per_principal=30, rate_global=8
+)
+
+
+async def test_a_named_principal_cannot_use_up_the_minute_of_ha_users(
+    hass: HomeAssistant,
+    ha_home: HaHome,
+    ha_api: HomeAssistantApiServer,
+    mosquitto: MosquittoBroker,
+    client: ApiClient,
+    tmp_path: Any,
+) -> None:
+    """Issue 25, finding 11. Without a broker ACL anyone can pose as a principal the
+    policy names (the kids' tablet here) and send within its own allowance. Reproduced on
+    the old code: the tablet's flood took all 8 of the global minute, leaving nothing for
+    an HA user's signed request."""
+    tablet = f"{REQUEST}/kids-tablet"
+    async with running_app(app_config(ha_api, mosquitto, tmp_path, api=SHARED_LIMITS)):
+        statuses = []
+        for n in range(10):
+            answer = await _ask(client, tablet, {"id": f"t{n}", "text": "turn on Sam's fan"})
+            statuses.append(answer.get("error", {}).get("code") or answer["status"])
+        assert statuses == ["done"] * 6 + ["rate_limited"] * 4, statuses  # 8 less the reserve
+        daniel = ha_home.users["Daniel"]
+        for n in range(2):
+            mine = await _ask(
+                client, REQUEST, signed(daniel, f"d{n}", "turn on the kitchen lights")
+            )
+            assert mine["status"] == "done", mine
+        over = await _ask(client, REQUEST, signed(daniel, "d2", "turn on the kitchen lights"))
+        assert over["error"]["code"] == "rate_limited"  # the global limit still holds

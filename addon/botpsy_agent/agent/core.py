@@ -14,6 +14,7 @@ what was executed, never from the model's text: text cannot claim an action.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -46,7 +47,7 @@ from botpsy_agent.agent.protocol import (
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.fastpath.recognizer import FastPath
-from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey
+from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, call_digest
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
 from botpsy_agent.llm.planning import (
@@ -105,9 +106,10 @@ class _Step:
 @dataclass
 class _Turn:
     steps: list[_Step] = field(default_factory=list)
-    executions: int = 0
-    """Calls sent to the executor so far: each one's key (a model step's calls are made
-    before any of them is added to `steps`, so their count cannot number them)."""
+    executions: Counter[str] = field(default_factory=Counter)
+    """Calls sent to the executor so far, by `call_digest`: the n-th run of one call in a
+    request is its step, so a retry planned in another order still finds each call's first
+    run (issue 25, finding 7)."""
     final_text: str = ""
     status: Status | None = None
     error: ErrorInfo | None = None
@@ -511,8 +513,9 @@ class BotPsyAgent:
                 report, Status.DONE, speech, {"planned": True}, is_read, resolved.entity_ids
             )
         started = time.monotonic()
-        number = sequence or f"{turn.executions}"
-        turn.executions += 1
+        digest = call_digest(resolved)
+        number = sequence or f"{turn.executions[digest]}"
+        turn.executions[digest] += 1
         key = ExecutionKey(request.principal.key, request.id, number)
         execution = await self._executor.execute(key, resolved)
         turn.timings.ha_ms += (time.monotonic() - started) * 1000

@@ -53,7 +53,7 @@ async def diagnose(options: Path, environ: Mapping[str, str]) -> list[Check]:
     checks = [Check("options", True, f"{options} is valid (instance {settings.instance})")]
     checks.append(await _mqtt(settings, environ))
     checks.append(await _home_assistant(environ))
-    plan = plan_model(settings.model, settings.models_dir)
+    plan = plan_model(settings.model, settings.models_dir, settings.data_dir)
     checks.append(_model(plan))
     checks.append(_policy(settings))
     checks.append(_memory(plan))

@@ -87,7 +87,7 @@ async def resolve_model(
     (on one it cannot run, the library dies with "Illegal instruction" as it is loaded)."""
     if problem := cpu_check():
         raise ResolveError(f"model: {problem}")
-    plan = plan_model(settings.model, settings.models_dir)
+    plan = plan_model(settings.model, settings.models_dir, settings.data_dir)
     try:
         path = await ensure_model(plan, session=session, offline=settings.model.offline)
     except DownloadError as err:

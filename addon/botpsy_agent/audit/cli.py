@@ -52,6 +52,7 @@ def run_audit(args: argparse.Namespace) -> int:
 
     from botpsy_agent.app.config import data_dir_from
     from botpsy_agent.audit.log import audit_path
+    from botpsy_agent.audit.printable import printable, printable_json
     from botpsy_agent.audit.read import AuditFilter, AuditReader, format_record, parse_when
 
     path = args.file or audit_path(data_dir_from(os.environ))
@@ -67,7 +68,7 @@ def run_audit(args: argparse.Namespace) -> int:
             security_only=args.security,
         )
     except ValueError as err:
-        print(f"audit: {err}", file=sys.stderr)
+        print(f"audit: {printable(str(err))}", file=sys.stderr)
         return EXIT_FAILED
     reader = AuditReader(path)
     if not reader.exists():
@@ -75,7 +76,10 @@ def run_audit(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     shown = 0
     for record in reader.records(where):
-        print(json.dumps(record, ensure_ascii=False) if args.json else format_record(record))
+        if args.json:
+            print(printable_json(json.dumps(record, ensure_ascii=False)))
+        else:
+            print(format_record(record))
         shown += 1
     if reader.skipped:
         print(f"audit: skipped {reader.skipped} unreadable line(s)", file=sys.stderr)

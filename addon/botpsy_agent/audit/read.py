@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from botpsy_agent.audit.log import KEEP, rotated_paths
+from botpsy_agent.audit.printable import printable
 
 _RELATIVE = re.compile(r"(\d+)\s*([smhd])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
@@ -127,12 +128,14 @@ class AuditReader:
 
 
 def format_record(record: dict[str, Any]) -> str:
-    """One line for people: time, kind, request id, principal, then what the kind says."""
+    """One line for people: time, kind, request id, principal, then what the kind says.
+    Whatever a request put in it (ids, topics, field names) is printed escaped: one record
+    is always one line (issue 25, finding 10)."""
     kind = str(record.get("kind"))
     head = f"{record.get('time', '?')} {kind:<8} {record.get('id') or '-'} "
     head += str(record.get("principal") or "-")
     describe = _DESCRIBE.get(kind, _describe_other)
-    return f"{head} {describe(record)}"
+    return printable(f"{head} {describe(record)}")
 
 
 def _describe_request(record: dict[str, Any]) -> str:

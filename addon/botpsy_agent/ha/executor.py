@@ -17,8 +17,10 @@ Used by the agent::
 * `CalendarCommand` → the calendar WebSocket command; HA's answer is the outcome.
 * `ReadStates` → the states (or names) from the entity index; nothing is sent.
 
-Nothing is executed twice for one request: a repeated `request_id` returns the first
-execution (the last `remember` ones are kept; one still running is awaited, not repeated).
+Nothing is executed twice for one request: the same call under a repeated key returns the
+first execution (the last `remember` ones are kept; one still running is awaited, not
+repeated). Another call under the same key is another execution: a retry the model planned
+differently never gets an earlier call's result as its own (issue 25, finding 7).
 An action whose outcome is unknown (the connection dropped or HA did not answer in time
 after it was sent) is reported as `unknown`, never retried, and the actions after it in the
 same call are `skipped`.
@@ -32,6 +34,8 @@ from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from enum import StrEnum
+import hashlib
+import json
 from typing import Any
 
 from botpsy_agent.agent.protocol import ErrorInfo
@@ -95,6 +99,19 @@ class ExecutionKey:
     step: str = "0"
 
 
+def call_digest(resolved: ResolvedCall) -> str:
+    """What the call is, as a short stable digest: the tool, its arguments and the entities
+    they resolved to. Taken from the call, not from its HA actions: those may be computed
+    from state ("brighter"), which the first run of the call has changed."""
+    what = {
+        "tool": resolved.call.name,
+        "arguments": resolved.call.model_dump(mode="json", exclude_none=True),
+        "targets": list(resolved.entity_ids),
+    }
+    text = json.dumps(what, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
 @dataclass(frozen=True)
 class Execution:
     """Every action of one request, in order."""
@@ -137,23 +154,24 @@ class Executor:
         self._index = index
         self._settle_s = settle_s
         self._remember = remember
-        self._runs: OrderedDict[ExecutionKey, asyncio.Task[Execution]] = OrderedDict()
+        self._runs: OrderedDict[tuple[ExecutionKey, str], asyncio.Task[Execution]] = OrderedDict()
         self._watches: set[_Watch] = set()
         self._remove_listener = index.add_state_listener(self._on_state_change)
 
     async def execute(self, key: ExecutionKey, resolved: ResolvedCall) -> Execution:
-        """Perform the call's actions, or return what performing them under this `key`
-        gave the first time. Cancelling the caller does not cancel the work."""
-        run = self._runs.get(key)
+        """Perform the call's actions, or return what performing this same call under this
+        `key` gave the first time. Cancelling the caller does not cancel the work."""
+        slot = (key, call_digest(resolved))
+        run = self._runs.get(slot)
         if run is None:
             request_id = f"{key.request_id}:{key.step}"
             run = asyncio.create_task(
                 self._perform(request_id, resolved.actions), name=f"botpsy-execute-{request_id}"
             )
-            self._runs[key] = run
+            self._runs[slot] = run
             self._forget_old()
         else:
-            self._runs.move_to_end(key)
+            self._runs.move_to_end(slot)
         return await asyncio.shield(run)
 
     async def close(self) -> None:

@@ -6,6 +6,12 @@ its principal's bucket and one from the global bucket, or none at all when eithe
 (a refused request costs nothing, so a client that backs off gets through). Idle buckets are
 full, carry no information, and are dropped, which keeps memory bounded by the principals
 active in the last minute.
+
+A share of the global minute is kept for signed HA users (issue 25, finding 11): without a
+broker ACL anyone can pose as a named MQTT principal, so the named ones together may not
+take it all. HA users take from their reserve first and then from the common part; everyone
+else only from the common part. Only a signed request acts as an HA user (`user:` keys), so
+nobody can claim the reserve by posing.
 """
 
 from __future__ import annotations
@@ -14,7 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 import time
 
+from botpsy_agent.policy import PrincipalKind
+
 WINDOW_S = 60.0
+HA_USERS_SHARE = 0.25
+"""The part of the global limit kept for signed HA users (at least one request a minute
+once the limit is 2 or more)."""
+HA_USER_PREFIX = f"{PrincipalKind.USER.value}:"
 MAX_TRACKED = 10_000
 """Principals tracked at once; beyond it full (idle) buckets go first, then the oldest."""
 
@@ -70,7 +82,10 @@ class RateLimiter:
         self._clock = clock
         self._max_tracked = max_tracked
         now = clock()
-        self._global = _Bucket(float(global_ or 0), now)
+        self.reserved = _reserve(global_)
+        """Requests a minute of the global limit that only signed HA users may take."""
+        self._common = _Bucket(float((global_ or 0) - self.reserved), now)
+        self._reserve = _Bucket(float(self.reserved), now)
         self._buckets: dict[str, _Bucket] = {}
 
     def __len__(self) -> int:
@@ -89,12 +104,10 @@ class RateLimiter:
                 bucket.refill(now, self.per_principal, self.per_principal / WINDOW_S)
             if bucket.tokens < 1:
                 return _refuse(bucket, "principal", self.per_principal)
-        if self.global_ is not None:
-            self._global.refill(now, self.global_, self.global_ / WINDOW_S)
-            if self._global.tokens < 1:
-                return _refuse(self._global, "global", self.global_)
-            self._global.tokens -= 1
-            self._global.refused = 0
+        if self.global_ is not None and (
+            limited := self._take_global(principal_key, self.global_, now)
+        ):
+            return limited
         if bucket is not None:
             bucket.tokens -= 1
             bucket.refused = 0
@@ -102,6 +115,23 @@ class RateLimiter:
             self._buckets[principal_key] = bucket  # most recently used last
             self._forget_idle(now)
         return None
+
+    def _take_global(self, principal_key: str, global_: int, now: float) -> Limited | None:
+        """One token of the app's minute: an HA user's from its reserve, else the common."""
+        parts = [(self._common, global_ - self.reserved)]
+        if self.reserved and principal_key.startswith(HA_USER_PREFIX):
+            parts.insert(0, (self._reserve, self.reserved))
+        for bucket, size in parts:
+            bucket.refill(now, size, size / WINDOW_S)
+        for bucket, _ in parts:
+            if bucket.tokens >= 1:
+                bucket.tokens -= 1
+                bucket.refused = 0
+                return None
+        # Said with the soonest token of a part this principal may use.
+        bucket, size = min(parts, key=lambda part: _wait(*part))
+        bucket.refused += 1
+        return Limited("global", global_, _wait(bucket, size), bucket.refused)
 
     def _forget_idle(self, now: float) -> None:
         if len(self._buckets) <= self._max_tracked:
@@ -113,7 +143,17 @@ class RateLimiter:
             del self._buckets[next(iter(self._buckets))]  # least recently used
 
 
+def _reserve(global_: int | None) -> int:
+    if global_ is None or global_ < 2:
+        return 0
+    return max(1, round(global_ * HA_USERS_SHARE))
+
+
+def _wait(bucket: _Bucket, per_minute: int) -> float:
+    """Seconds until `bucket`, refilled at `per_minute`, holds a whole token."""
+    return max(0.0, 1 - bucket.tokens) * WINDOW_S / per_minute
+
+
 def _refuse(bucket: _Bucket, scope: str, per_minute: int) -> Limited:
     bucket.refused += 1
-    wait = (1 - bucket.tokens) * WINDOW_S / per_minute
-    return Limited(scope, per_minute, wait, bucket.refused)
+    return Limited(scope, per_minute, _wait(bucket, per_minute), bucket.refused)

@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from botpsy_agent.audit.printable import quoted_names
 from botpsy_agent.mqtt.codes import ErrorCode
 from botpsy_agent.mqtt.settings import ApiSettings
 
@@ -239,7 +240,8 @@ class RequestParser:
     def _problem(self, document: Mapping[str, Any]) -> tuple[ErrorCode, str] | None:
         """The first thing wrong with a decoded object, in a fixed order."""
         if unknown := sorted(set(document) - self._names):
-            return ErrorCode.UNKNOWN_FIELD, f"unknown field(s): {', '.join(unknown)}"
+            # Names chosen by the sender: printable, or they forge log and audit lines.
+            return ErrorCode.UNKNOWN_FIELD, f"unknown field(s): {quoted_names(unknown)}"
         for spec in self._fields:
             if problem := self._field_problem(spec, document):
                 return problem

@@ -133,27 +133,40 @@ def _verdict(
 
 
 def _check_limits(rules: RuleSet, resolved: ResolvedCall, tool: str, now: datetime) -> Deny | None:
+    """Each level an action sets, against the limit rules of every entity it reaches: its
+    targets and, for a group, each known member (issue 25, finding 6: a child's
+    `brightness_pct <= 30` for `light.kids` held for the lamp but not for its group)."""
     limit_rules = [r for r in rules.rules if r.effect is Effect.LIMIT]
     if not limit_rules:
         return None
     by_id = {e.entity_id: e for e in resolved.targets}
+    members = {c.wrapper: c.members for c in resolved.controls}
     for action in resolved.actions:
         for bound, value in action_levels(action, resolved.temperature_unit).items():
             for entity_id in _action_entities(action) or (None,):
                 entity = by_id.get(entity_id) if entity_id else None
-                for rule in limit_rules:
-                    if bound not in rule.limits or not rule.matches(entity, tool, now):
-                        continue
-                    low, high = rule.limits[bound]
-                    if (low is not None and value < low) or (high is not None and value > high):
-                        where = f" for {entity_id}" if entity_id else ""
+                reached = [(entity, "")]
+                reached += [(m, f" (in {entity_id})") for m in members.get(entity_id or "", ())]
+                for subject, via in reached:
+                    for rule in limit_rules:
+                        if bound not in rule.limits or not rule.matches(subject, tool, now):
+                            continue
+                        low, high = rule.limits[bound]
+                        if _inside(value, low, high):
+                            continue
+                        subject_id = subject.entity_id if subject is not None else None
+                        where = f" for {subject_id}{via}" if subject_id else ""
                         return Deny(
                             DenyReason.OUT_OF_BOUNDS,
                             f"{bound.value} {value:g} is outside {_range_text(low, high)}{where}",
                             rule.id,
-                            entity_id,
+                            subject_id,
                         )
     return None
+
+
+def _inside(value: float, low: float | None, high: float | None) -> bool:
+    return (low is None or value >= low) and (high is None or value <= high)
 
 
 def _range_text(low: float | None, high: float | None) -> str:
@@ -193,6 +206,23 @@ def _action_entities(action: HaAction) -> tuple[str, ...]:
     return ()
 
 
+LEVELS_UNKNOWN_DOMAINS = frozenset({"scene"})
+"""Wrappers that set their members' levels without saying which (HA's state of a scene
+names its members, not their brightness or temperature): a member under a limit rule makes
+them ask."""
+BOUNDED_DOMAINS: Mapping[Bound, frozenset[str]] = {
+    Bound.TEMPERATURE: frozenset({"climate", "water_heater"}),
+    Bound.BRIGHTNESS_PCT: frozenset({"light"}),
+    Bound.COLOR_TEMP_KELVIN: frozenset({"light"}),
+    Bound.VOLUME_PCT: frozenset({"media_player"}),
+    Bound.PERCENTAGE: frozenset({"fan"}),
+    Bound.POSITION: frozenset({"cover"}),
+    Bound.HUMIDITY: frozenset({"humidifier", "climate"}),
+}
+"""The domains whose entities have each bounded level: a limit on volume does not make a
+scene of lights ask."""
+
+
 def _confirmation(
     policy: Policy, rules: RuleSet, resolved: ResolvedCall, now: datetime
 ) -> Confirm | None:
@@ -204,11 +234,14 @@ def _confirmation(
         klass = next(iter(_confirm_classes(policy, call, entity)), None)
         if klass is not None:
             return Confirm(CONFIRM_QUESTIONS[klass], f"confirm.{klass.value}", resolved.entity_ids)
-    if policy.confirm and any(not c.known for c in resolved.controls):
-        # A script's targets are not in HA's state: it may unlock a door. Ask.
+    if any(not c.known for c in resolved.controls) and (
+        policy.confirm or any(r.effect in (Effect.CONFIRM, Effect.LIMIT) for r in rules.rules)
+    ):
+        # A script's targets are not in HA's state: it may unlock a door, or set what a
+        # limit or confirm rule of this principal bounds. Ask.
         return Confirm("confirm_action", "confirm.scripts", resolved.entity_ids)
-    subjects: tuple[Entity | None, ...] = resolved.targets or (None,)
-    for subject in subjects:
+    subjects: tuple[Entity | None, ...] = resolved.targets + members or (None,)
+    for subject in subjects:  # members too: a scene holding a heater that needs a yes
         for rule in rules.rules:
             if (
                 rule.effect is Effect.CONFIRM
@@ -216,6 +249,17 @@ def _confirmation(
                 and rule.matches(subject, call.name, now)
             ):
                 return Confirm("confirm_action", rule.id, resolved.entity_ids)
+    for controlled in resolved.controls:
+        if controlled.wrapper.split(".", 1)[0] not in LEVELS_UNKNOWN_DOMAINS:
+            continue
+        for member in controlled.members:  # the levels a scene sets are not in its state
+            for rule in rules.rules:
+                if (
+                    rule.effect is Effect.LIMIT
+                    and any(member.domain in BOUNDED_DOMAINS[b] for b in rule.limits)
+                    and rule.matches(member, call.name, now)
+                ):
+                    return Confirm("confirm_action", rule.id, resolved.entity_ids)
     return None
 
 

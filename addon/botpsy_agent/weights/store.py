@@ -6,13 +6,19 @@ the options uses that file at the next start (downloaded if needed); the previou
 stays until the user asks for it to be removed (`remove_other_models`), so switching back
 costs nothing.
 
-A checked file gets a small `<file>.sha256` note (hash, size, modification time), so a
-later start does not read a gigabyte again to check it.
+A checked file gets a note (hash, size, modification and inode change times) in
+`model_checks.json`, so a later start does not read a gigabyte again to check it.
 
 Downloaded files are pinned (issue 18, finding 8): where the catalogue has no published
-SHA-256, the hash of the first verified copy is recorded in `model_pins.json` beside the
-models, and a file of that name with another hash is refused from then on, downloaded or
-found in the folder. Deleting the pin accepts a new file on purpose.
+SHA-256, the hash of the first verified copy is recorded in `model_pins.json`, and a file of
+that name with another hash is refused from then on, downloaded or found in the folder.
+Deleting the pin accepts a new file on purpose.
+
+Notes and pins live in the app's data folder (`/data`), never beside the models (issue 25,
+finding 8): the models folder is reachable through Samba and the file editor, so whoever
+could swap a file there could also write the note that vouched for it. A note is believed
+only while the file's inode change time is the noted one: a client can set a file's
+modification time back after swapping its bytes, but not its change time.
 """
 
 from __future__ import annotations
@@ -40,8 +46,10 @@ _LOGGER = logging.getLogger(__name__)
 
 GGUF_MAGIC: Final = b"GGUF"
 NOTE_SUFFIX: Final = ".sha256"
+"""The note beside a model of earlier versions: never read any more, removed when seen."""
 MODEL_SUFFIXES: Final = (".gguf", ".gguf.part", ".gguf.sha256")
 PINS_FILE: Final = "model_pins.json"
+NOTES_FILE: Final = "model_checks.json"
 
 
 @dataclass(frozen=True)
@@ -54,16 +62,23 @@ class ModelPlan:
     sha256: str | None
     approx_bytes: int | None
     label: str
+    records: Path
+    """The app's own folder for notes and pins (`/data`): not the models folder."""
 
     @property
     def pins(self) -> Path | None:
         """Where the first verified hash is kept: downloaded files only (a file the user
         provides is theirs; `custom_model_sha256` checks it)."""
-        return None if self.url is None else self.path.parent / PINS_FILE
+        return None if self.url is None else self.records / PINS_FILE
+
+    @property
+    def notes(self) -> Path:
+        return self.records / NOTES_FILE
 
 
-def plan_model(settings: ModelSettings, models_dir: Path) -> ModelPlan:
-    """The file the options ask for (pure: nothing is read or fetched)."""
+def plan_model(settings: ModelSettings, models_dir: Path, records: Path) -> ModelPlan:
+    """The file the options ask for (pure: nothing is read or fetched). `records` is the
+    app's data folder, where the checks of model files are kept."""
     if settings.choice is not ModelChoice.CUSTOM:
         entry = CATALOG[settings.choice]
         return ModelPlan(
@@ -72,15 +87,17 @@ def plan_model(settings: ModelSettings, models_dir: Path) -> ModelPlan:
             sha256=entry.sha256,
             approx_bytes=entry.approx_bytes,
             label=f"BotPsy-0.8B {entry.choice.value}",
+            records=records,
         )
     source = settings.custom_source
     if source is None:
         raise ValueError("a custom model needs custom_source")
     if "://" in source:
         name = model_file_name(source)  # decoded, then checked: never a path
-        return ModelPlan(models_dir / name, source, settings.sha256, None, f"custom model {name}")
+        label = f"custom model {name}"
+        return ModelPlan(models_dir / name, source, settings.sha256, None, label, records)
     path = Path(source)
-    return ModelPlan(path, None, settings.sha256, None, f"custom model {path.name}")
+    return ModelPlan(path, None, settings.sha256, None, f"custom model {path.name}", records)
 
 
 async def ensure_model(
@@ -98,6 +115,7 @@ async def ensure_model(
     Raises `DownloadError` with a code: `offline_missing`, `custom_missing`,
     `checksum_mismatch`, `not_gguf`, `not_enough_disk`, `interrupted`, `not_found`, ...
     """
+    _move_old_pins(plan)
     expected = plan.sha256 or _pinned(plan)
     if plan.path.exists():
         await _check_present(plan, expected)
@@ -134,15 +152,15 @@ async def ensure_model(
         raise DownloadError(
             "checksum_mismatch",
             f"{err.message}. The expected hash is the first verified copy's, pinned in "
-            f"{plan.pins}: the source now serves another file under this name. Delete its "
-            "line there only if you trust the new file",
+            f"{plan.pins}: the source now serves another file under this name. Only if you "
+            "trust the new file, run 'botpsy-agent models --unpin' in the app's terminal",
         ) from None
     try:
         _check_magic(plan.path)
     except DownloadError:
         plan.path.unlink(missing_ok=True)
         raise
-    _write_note(plan.path, result.sha256)
+    _write_note(plan, result.sha256, _file_identity(plan.path))
     _pin(plan, result.sha256)
     _LOGGER.info(
         "Downloaded %s: %.0f MB in %.0f s (SHA-256 %s)",
@@ -157,11 +175,13 @@ async def ensure_model(
 async def _check_present(plan: ModelPlan, expected: str | None) -> None:
     """A file already there: a GGUF, with the expected (published or pinned) SHA-256. A
     downloadable file without either is hashed once and pinned. The note (hash, size,
-    mtime) spares the hashing at later starts."""
+    times) spares the hashing at later starts."""
     _check_magic(plan.path)
     if expected is None and plan.pins is None:
         return  # the user's own file, no checksum given: its magic is all we can check
-    noted = _noted_digest(plan.path)
+    _forget_old_note(plan)
+    identity = _file_identity(plan.path)  # before reading: a change while hashing shows
+    noted = _noted_digest(plan, identity)
     if noted is not None and (expected is None or noted == expected):
         digest = noted
     else:
@@ -175,7 +195,7 @@ async def _check_present(plan: ModelPlan, expected: str | None) -> None:
             "another version: delete it (it is downloaded again) or correct the checksum",
         )
     if digest != noted:
-        _write_note(plan.path, digest)
+        _write_note(plan, digest, identity)
     _pin(plan, digest)
 
 
@@ -183,6 +203,20 @@ def _pinned(plan: ModelPlan) -> str | None:
     """The first verified hash of this file name, if one was recorded."""
     pins = _read_pins(plan.pins)
     return pins.get(plan.path.name)
+
+
+def _move_old_pins(plan: ModelPlan) -> None:
+    """Earlier versions kept the pins beside the models: moved into the app's folder once
+    (they are what was trusted until now), and never read there again."""
+    if plan.pins is None:
+        return
+    old = plan.path.parent / PINS_FILE
+    if old == plan.pins or not old.exists():
+        return
+    if not plan.pins.exists():
+        _write_json(plan.pins, _read_pins(old))
+        _LOGGER.info("Moved the model pins from %s to %s", old, plan.pins)
+    old.unlink()
 
 
 def _read_pins(path: Path | None) -> dict[str, str]:
@@ -203,17 +237,34 @@ def _read_pins(path: Path | None) -> dict[str, str]:
 
 
 def _pin(plan: ModelPlan, digest: str) -> None:
-    """Record the first verified hash (written whole, then renamed into place)."""
+    """Record the first verified hash."""
     if plan.pins is None or plan.sha256 is not None:
         return
     pins = _read_pins(plan.pins)
     if pins.get(plan.path.name) == digest:
         return
     pins[plan.path.name] = digest
-    part = plan.pins.with_name(plan.pins.name + ".tmp")
-    part.write_text(json.dumps(pins, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    part.replace(plan.pins)
+    _write_json(plan.pins, pins)
     _LOGGER.info("Pinned %s to SHA-256 %s (its first verified copy)", plan.path.name, digest)
+
+
+def unpin(plan: ModelPlan) -> bool:
+    """Forget the file's pinned hash (an admin, in the app's terminal, who trusts a new
+    file); whether there was one."""
+    pins = _read_pins(plan.pins)
+    if plan.pins is None or pins.pop(plan.path.name, None) is None:
+        return False
+    _write_json(plan.pins, pins)
+    _LOGGER.info("Unpinned %s", plan.path.name)
+    return True
+
+
+def _write_json(path: Path, data: object) -> None:
+    """Written whole, then renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(path.name + ".tmp")
+    part.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    part.replace(path)
 
 
 def _check_magic(path: Path) -> None:
@@ -231,25 +282,48 @@ def _note_path(path: Path) -> Path:
     return path.with_name(path.name + NOTE_SUFFIX)
 
 
-def _write_note(path: Path, digest: str) -> None:
+def _forget_old_note(plan: ModelPlan) -> None:
+    """Earlier versions kept the note beside a downloaded model, where anyone who can
+    write the models folder can write it too. It is never read; it is removed."""
+    if plan.url is not None:
+        _note_path(plan.path).unlink(missing_ok=True)
+
+
+def _file_identity(path: Path) -> list[int]:
+    """What changes when the file's bytes do: size, modification and inode change times,
+    inode. The change time cannot be set back by a client (only the clock sets it)."""
     stat = path.stat()
-    _note_path(path).write_text(f"{digest} {stat.st_size} {stat.st_mtime_ns}\n", encoding="utf-8")
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
 
 
-def _noted_digest(path: Path) -> str | None:
-    """The hash the note records, if the file still has the noted size and mtime."""
+def _read_notes(plan: ModelPlan) -> dict[str, dict[str, object]]:
     try:
-        recorded = _note_path(path).read_text(encoding="utf-8").split()
-    except OSError:
+        data = json.loads(plan.notes.read_text(encoding="utf-8"))
+    except OSError, ValueError:
+        return {}  # a note only spares work: without one, the file is hashed again
+    return data if isinstance(data, dict) else {}
+
+
+def _write_note(plan: ModelPlan, digest: str, identity: list[int]) -> None:
+    """`identity` is the file's as it was before it was hashed: if it changed while being
+    read, the note never matches and the next start reads it again."""
+    notes = _read_notes(plan)
+    notes[str(plan.path)] = {"sha256": digest, "file": identity}
+    _write_json(plan.notes, notes)
+
+
+def _noted_digest(plan: ModelPlan, identity: list[int]) -> str | None:
+    """The hash the note records, if the file is still the one noted."""
+    note = _read_notes(plan).get(str(plan.path))
+    if not isinstance(note, dict) or note.get("file") != identity:
         return None
-    stat = path.stat()
-    if len(recorded) != 3 or recorded[1:] != [str(stat.st_size), str(stat.st_mtime_ns)]:
-        return None
-    return recorded[0]
+    digest = note.get("sha256")
+    return digest if isinstance(digest, str) else None
 
 
 def other_models(models_dir: Path, keep: Path) -> list[Path]:
-    """Model files (and partial downloads) in `models_dir` other than `keep` and its note."""
+    """Model files (and partial downloads, notes of earlier versions) in `models_dir` other
+    than `keep` and its note."""
     if not models_dir.is_dir():
         return []
     kept = {keep.name, _note_path(keep).name}
