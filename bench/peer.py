@@ -7,15 +7,19 @@
 * `botpsy-server`: BotPsy with the same GGUF behind a `llama-server` (its server backend).
 
 Each stack runs alone, from nothing: its first-answer time counts from the moment its
-processes start. The cases run and are scored by the evaluation's own runner and scoring;
-for HA's stack, a case's `path` and `speech` expectations (BotPsy's own paths and wording)
-are not checked, its statuses, outcomes, permissions and claims are. HA's stack has no
-per-user permissions: the child's cases run with the child's own HA token, and what HA lets
-the child do counts as it behaves. Writes bench/results/peer-<date>.json, .md and a plot per
-model.
+processes start. The cases run and are judged by the evaluation's own runner and scorer (HA
+is the judge: its states, calendar, list and the service calls it received); for HA's
+stack, a case's `path` and `speech` expectations (BotPsy's own paths and wording) are not
+checked. The report headlines the cases HA's stack can pass by design
+(bench/peer_cases.py) and gives the whole suite second; a change the user commanded that
+BotPsy's policy refuses or holds for a confirmation is reported as such, not as a false
+action. HA's llama-server gets a chat template under which it parses the Qwen2.5-Coder
+models' tool calls (devkit/templates/qwen25_bare_tool_calls.jinja; --ha-own-template runs
+the GGUF's own). Writes bench/results/peer-<date>.json, .md and a plot per model.
 
 Usage: make bench ARGS="--peer [--models NAME ...] [--stacks ...] [--only ...] [--per-category N]"
-       make bench ARGS="--peer --render bench/results/peer-<date>.json"   (the .md again)
+       make bench ARGS="--peer --render bench/results/peer-<date>.json"   (the .md again;
+       only reports written since the HA-judged evaluation: older ones have no case records)
 (no --only / --per-category: all 204 cases, both models, about 80 minutes on 2 idle cores).
 """
 
@@ -37,15 +41,17 @@ from typing import Any
 import matplotlib as mpl
 
 from bench import machine
+from bench.peer_cases import split_false_actions
+from bench.peer_report import case_record, markdown, table_stats
 from botpsy_agent.llm.server import ServerSettings
 from demo.client import AgentClient
 from demo.home_setup import ha_client
 from demo.stack import INSTANCE, DemoStack, ModelChoice, stop_cleanly_on_sigterm
 from devkit import ha_peer, peer_env, real_models
 from devkit.llama_server import LlamaServer
-from tests.eval.cases import Case, load_cases
+from tests.eval.cases import DEV, Case, load_cases
 from tests.eval.home import Home
-from tests.eval.report import Outcome, summarize
+from tests.eval.report import Outcome, RunResult, summarize
 from tests.eval.run import Asker, Evaluation
 
 mpl.use("Agg")
@@ -66,6 +72,8 @@ SERVER_TIMEOUT_S = 300.0
 can take longer than the app's default of 20 s, and there is no local model to fall back on."""
 PEER_CONFIG = "assist_pipeline:\n"
 """The demo's HA has no Assist pipelines by default (no default_config)."""
+FORMAT = "peer-2"
+"""The JSON's shape: per stack the evaluation's report (HA-judged) and per-case records."""
 type Say = Callable[[str], None]
 
 
@@ -91,15 +99,76 @@ def as_peer_case(case: Case) -> Case:
     return dataclasses.replace(case, turns=turns)
 
 
+TEMPLATES = Path(__file__).resolve().parents[1] / "devkit" / "templates"
+HA_TEMPLATES = {
+    "qwen2.5-coder-0.5b": TEMPLATES / "qwen25_bare_tool_calls.jinja",
+    "qwen2.5-coder-1.5b": TEMPLATES / "qwen25_bare_tool_calls.jinja",
+}
+"""The chat template HA's llama-server gets per model. With the GGUF's own template
+llama-server (jinja on) parses only `<tool_call>`-tagged calls, and these models write the
+bare JSON object: it reaches HA as text (docs/decisions.md D62)."""
+PIPELINE = (
+    f"'{ha_peer.PIPELINE_NAME}', text in, intent stage only, \"prefer handling commands "
+    "locally\" on (the default agent's intents first, then the LLM agent), language en"
+)
+AGENT = (
+    "HA core's `llama_cpp` conversation integration, added through its own config flow: "
+    "the options a user keeps (recommended: HA's Assist LLM API over the exposed entities, "
+    "HA's default instructions prompt, temperature 0.7, top_p 1.0, up to 3,000 tokens a "
+    "step, at most 10 tool rounds), streaming as the flow detects it"
+)
+
+
+def ha_server_args(model_name: str, *, own_template: bool) -> tuple[str, ...]:
+    """The llama-server flags HA's stack gets beyond LlamaServer's own."""
+    template = None if own_template else HA_TEMPLATES.get(model_name)
+    return ("--jinja", *(("--chat-template-file", str(template)) if template else ()))
+
+
+def ha_setup(model_name: str, *, own_template: bool) -> dict[str, Any]:
+    """HA's stack as it runs, for the report's header."""
+    args = ha_server_args(model_name, own_template=own_template)
+    shown = [
+        a if not a.endswith(".jinja") else str(Path(a).relative_to(TEMPLATES.parents[1]))
+        for a in args
+    ]
+    template = "--chat-template-file" in args
+    return {
+        "pipeline": PIPELINE,
+        "agent": AGENT,
+        "server_args": [
+            "llama-server --model <gguf> --host 127.0.0.1 --ctx-size",
+            str(CONTEXT),
+            "--threads 2 --parallel 1 --no-webui",
+            *shown,
+        ],
+        "tool_calls": (
+            "the template renders and asks for a tool call as a bare JSON object, which "
+            "llama-server's template analysis then parses into OpenAI `tool_calls` (the "
+            "GGUF's own template expects `<tool_call>` tags, which these models leave out; "
+            "its calls then reached HA as text)"
+            if template
+            else "the GGUF's own chat template (llama-server parses only `<tool_call>`-tagged "
+            "calls; these models mostly write the bare JSON object, which reaches HA as text)"
+        ),
+    }
+
+
 async def run_stack(
-    name: str, model: Path, cases: list[Case], run_dir: Path, say: Say
+    name: str,
+    model: Path,
+    cases: list[Case],
+    run_dir: Path,
+    say: Say,
+    *,
+    ha_args: tuple[str, ...],
 ) -> dict[str, Any]:
     started = time.monotonic()
     server: LlamaServer | None = None
     if name != "botpsy-local":
-        jinja = ("--jinja",) if name == "ha" else ()  # OpenAI tools need the model's template
-        say(f"{name}: starting llama-server with {model.name}")
-        server = LlamaServer(model, run_dir / f"llama-server-{name}.log", CONTEXT, extra_args=jinja)
+        extra = ha_args if name == "ha" else ()
+        say(f"{name}: starting llama-server with {model.name} {' '.join(extra)}")
+        server = LlamaServer(model, run_dir / f"llama-server-{name}.log", CONTEXT, extra_args=extra)
         await asyncio.to_thread(server.start)
     try:
         stack = DemoStack(
@@ -123,6 +192,22 @@ async def run_stack(
             server.stop()
 
 
+async def _client_for(name: str, stack: DemoStack, server: LlamaServer | None, say: Say) -> Asker:
+    assert stack.accounts is not None
+    accounts = stack.accounts
+    if name != "ha":
+        agent = AgentClient(stack.broker.host, stack.broker.port, INSTANCE, stack.secret)
+        await agent.connect()
+        return agent
+    assert server is not None
+    say("ha: adding the llama_cpp integration and a local-first Assist pipeline")
+    llm_agent = await ha_peer.add_llama_cpp(stack.ha_url, accounts.token, server.url)
+    pipeline = await ha_peer.add_local_first_pipeline(stack.ha_url, accounts.token, llm_agent)
+    child = await ha_peer.token_for(stack.ha_url, accounts.token, accounts.child_id, "sam")
+    tokens = {accounts.admin_id: accounts.token, accounts.child_id: child}
+    return ha_peer.PeerClient(stack.ha_url, accounts.token, pipeline, tokens)
+
+
 async def _evaluate(
     name: str,
     *,
@@ -134,30 +219,21 @@ async def _evaluate(
 ) -> dict[str, Any]:
     assert stack.accounts is not None and stack.app is not None
     app = stack.app
-    accounts = stack.accounts
-    agent = AgentClient(stack.broker.host, stack.broker.port, INSTANCE, stack.secret)
-    client: Asker = agent
-    if name == "ha":
-        assert server is not None
-        say("ha: adding the llama_cpp integration and a local-first Assist pipeline")
-        llm_agent = await ha_peer.add_llama_cpp(stack.ha_url, accounts.token, server.url)
-        pipeline = await ha_peer.add_local_first_pipeline(stack.ha_url, accounts.token, llm_agent)
-        child = await ha_peer.token_for(stack.ha_url, accounts.token, accounts.child_id, "sam")
-        tokens = {accounts.admin_id: accounts.token, accounts.child_id: child}
-        client = ha_peer.PeerClient(stack.ha_url, accounts.token, pipeline, tokens)
-    else:
-        await agent.connect()
+    client = await _client_for(name, stack, server, say)
     recorder = Recorder(client)
     ready_s = time.monotonic() - started
-    outcomes: list[Outcome] = []
+    load = [round(os.getloadavg()[0], 2)]
+    result = RunResult(DEV, 1, datetime.now(UTC).isoformat())
+    records: list[dict[str, Any]] = []
     first_answer_s: float | None = None
 
     def names_seen(entity_id: str, entity_name: str) -> bool:
         entity = app.index.home.entities.get(entity_id)
         return entity is not None and entity.name == entity_name
 
+    names = {e.entity_id: (e.name, *e.aliases) for e in app.index.home.entities.values()}
     try:
-        async with ha_client(stack.ha_url, accounts.token) as ha:
+        async with ha_client(stack.ha_url, stack.accounts.token) as ha:
             home = Home(ha, names_seen=names_seen)
             await home.start()
             evaluation = Evaluation(stack, recorder, home)
@@ -166,30 +242,28 @@ async def _evaluate(
                 asked = as_peer_case(case) if name == "ha" else case
                 outcome = await evaluation.run_case(asked)
                 outcome.case = case  # reported under the case as written
+                outcome.false_actions, forbidden = split_false_actions(
+                    case, outcome.false_actions, names
+                )
                 if first_answer_s is None:
                     first_answer_s = ready_s + outcome.latencies_ms[0] / 1000
-                outcomes.append(outcome)
-                mark = "ok  " if outcome.passed else "miss"
-                why = "; ".join(
-                    outcome.problems + outcome.violations + outcome.false_actions
-                    + outcome.false_claims
-                )[:160]  # fmt: skip
+                result.outcomes.append(outcome)
+                records.append(case_record(outcome, forbidden))
+                mark = "ok  " if outcome.passed else ("BAD " if outcome.unsafe else "miss")
+                why = "; ".join([*outcome.reasons, *forbidden])[:160]
                 say(f"{name}: {number:3}/{len(cases)} {mark} {case.category:18} {case.id} {why}")
     finally:
-        if name != "ha":
-            await agent.close()
-    report = summarize(outcomes, stand_in=False, model=name, duration_s=time.monotonic() - started)
+        if isinstance(client, AgentClient):
+            await client.close()
+    load.append(round(os.getloadavg()[0], 2))
+    duration_s = time.monotonic() - started
+    report = summarize([result], stand_in=False, model=name, duration_s=duration_s, load=load)
+    report["cases"] = records
     report["ready_s"] = round(ready_s, 1)
     report["first_answer_s"] = round(first_answer_s, 1) if first_answer_s is not None else None
-    report["paths"] = _paths(outcomes)
+    report["paths"] = _paths(result.outcomes)
     report["errors"] = recorder.errors
-    report["child_allowed"] = [
-        f"{o.case.id}: {v}" for o in outcomes if o.case.user == "child" for v in o.violations
-    ]
-    report["refused"] = {
-        category: sum("refused" in o.statuses for o in outcomes if o.case.category == category)
-        for category in report["categories"]
-    }
+    report["no_tool_answers"] = no_tool_answers(report["runs"][0])
     return report
 
 
@@ -203,9 +277,16 @@ class Recorder:
         self.errors: list[str] = []
 
     async def ask_when_warm(
-        self, text: str, user_id: str, *, conversation_id: str | None = None
+        self,
+        text: str,
+        user_id: str,
+        *,
+        conversation_id: str | None = None,
+        on_wait: Callable[[dict[str, Any]], None] | None = None,
     ) -> dict[str, Any]:
-        answer = await self.client.ask_when_warm(text, user_id, conversation_id=conversation_id)
+        answer = await self.client.ask_when_warm(
+            text, user_id, conversation_id=conversation_id, on_wait=on_wait
+        )
         if answer.get("status") == "error":
             error = answer.get("error")
             code = error.get("code") if isinstance(error, dict) else None
@@ -219,71 +300,6 @@ def _paths(outcomes: list[Outcome]) -> dict[str, int]:
         for path in outcome.paths:
             counts[path] += 1
     return dict(counts)
-
-
-def markdown(results: dict[str, Any]) -> str:
-    host = results["machine"]
-    lines = [
-        f"# The peer, side by side, {results['date']}",
-        "",
-        f'`make bench ARGS="--peer ..."` (bench/peer.py) on {host["cpu_model"]} '
-        f"({host['logical_cpus']} logical CPUs, shared), one stack at a time, each from nothing. "
-        f"Arguments: `{results['arguments']}`. {len(results['cases'])} cases ran, the same for "
-        f"every stack: {', '.join(results['cases'])}.",
-        "",
-        "Stacks: " + "; ".join(f"**{s}**: {TITLES[s]}" for s in results["stacks"]) + ".",
-        "",
-        *([f"**Note:** {results['note']}", ""] if results.get("note") else []),
-        "The Qwen2.5-Coder models are general-purpose coder models, not BotPsy and not tuned for "
-        "HA's Assist API either: they stand in for a tool-calling model in every stack. "
-        "HA's stack is scored by the same checks, except the cases' `path` and `speech` "
-        "expectations (BotPsy's own). Violations: a change the user may not make under the "
-        "demo's policy, or a lock / the garage door changed without a confirmation.",
-        "",
-    ]
-    for model, stacks in results["models"].items():
-        lines += [f"## {model}", "", "| stack | ready s | first answer s | passed | false actions "
-                  "| false claims | violations | child allowed | p50 ms | p95 ms |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
-        for stack, report in stacks.items():
-            o = report["overall"]
-            lines.append(
-                f"| {stack} | {report['ready_s']} | {report['first_answer_s']} "
-                f"| {o['passed']}/{o['cases']} | {o['false_actions']} | {o['false_claims']} "
-                f"| {o['permission_violations']} | {len(report['child_allowed'])} "
-                f"| {o['latency_p50_ms']} | {o['latency_p95_ms']} |"
-            )
-        lines += [
-            "",
-            "| category | stack | passed | false actions | false claims | refused "
-            "| refusal recall | violations | p50 ms | p95 ms |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-        ]
-        categories = sorted({c for r in stacks.values() for c in r["categories"]})
-        for category in categories:
-            for stack, report in stacks.items():
-                s = report["categories"].get(category)
-                if s is None:
-                    continue
-                lines.append(
-                    f"| {category} | {stack} | {s['passed']}/{s['cases']} | {s['false_actions']} "
-                    f"| {s['false_claims']} | {report['refused'].get(category, 0)} "
-                    f"| {_cell(s['refusal_recall'])} | {s['permission_violations']} "
-                    f"| {_cell(s['latency_p50_ms'])} | {_cell(s['latency_p95_ms'])} |"
-                )
-        lines += ["", f"![{model}]({results['plots'][model]})", ""]
-        for stack, report in stacks.items():
-            lines.append(f"What **{stack}** let the child account do that it should not:")
-            lines += [f"- {line}" for line in report["child_allowed"]] or ["- nothing"]
-            lines.append(f"Answer paths: {json.dumps(report['paths'])}.")
-            if "no_tool_fits" in report["categories"]:
-                kinds = ", ".join(f"{k} {n}" for k, n in no_tool_answers(report).items())
-                lines.append(f"Where no tool fits (status, then a word match): {kinds}.")
-            if "errors" in report:
-                lines.append(f"Answers with status `error`: {len(report['errors'])}.")
-                lines += [f"- {line}" for line in report["errors"]]
-            lines.append("")
-    return "\n".join(lines) + "\n"
 
 
 DECLINES = (
@@ -304,7 +320,8 @@ DECLINES = (
 
 
 def no_tool_answers(report: dict[str, Any]) -> dict[str, int]:
-    """How a stack's answers read where no tool fits: refused or asked back (the status),
+    """How a stack's answers read (in one run of the report: its categories and failures)
+    where no tool fits: refused or asked back (the status),
     declined in words, a tool call written out as text (JSON or tags), or answered (a joke, a
     translation, a fact: what HA lets its LLM do and BotPsy does not). A word match."""
     category = "no_tool_fits"
@@ -327,21 +344,21 @@ def no_tool_answers(report: dict[str, Any]) -> dict[str, int]:
     return kinds
 
 
-def _cell(value: Any) -> str:
-    return "-" if value is None else str(value)
-
-
 def plot(model: str, stacks: dict[str, Any], path: Path) -> None:
-    categories = sorted({c for r in stacks.values() for c in r["categories"]})
+    """Per category, the share of cases each stack passed; per stack, turn latency."""
+    categories = sorted({r["category"] for s in stacks.values() for r in s["cases"]})
     figure, (rates, times) = plt.subplots(1, 2, figsize=(13, 4.5), width_ratios=(3, 1))
     width = 0.8 / max(len(stacks), 1)
     for index, (stack, report) in enumerate(stacks.items()):
-        values = [(report["categories"].get(c) or {}).get("success_rate") or 0 for c in categories]
+        values = []
+        for category in categories:
+            group = [r for r in report["cases"] if r["category"] == category]
+            values.append(sum(r["passed"] for r in group) / len(group) if group else 0)
         rates.bar([x + index * width for x in range(len(categories))], values, width, label=stack)
-        overall = report["overall"]
+        figures = table_stats(report["cases"])
         times.bar(
             [index - 0.2, index + 0.2],
-            [(overall["latency_p50_ms"] or 0) / 1000, (overall["latency_p95_ms"] or 0) / 1000],
+            [(figures["p50_ms"] or 0) / 1000, (figures["p95_ms"] or 0) / 1000],
             0.4,
             color=[f"C{index}", f"C{index}"],
             alpha=0.9,
@@ -352,7 +369,7 @@ def plot(model: str, stacks: dict[str, Any], path: Path) -> None:
     rates.set_ylabel("cases passed (share)")
     rates.set_ylim(0, 1)
     rates.legend(loc="upper left", bbox_to_anchor=(0, -0.32), ncols=len(stacks))
-    rates.set_title(f"{model}: success per category")
+    rates.set_title(f"{model}: success per category (whole suite)")
     times.set_xticks(range(len(stacks)), list(stacks), rotation=20)
     times.set_yscale("log")
     times.set_ylabel("answer time, s (left p50, right p95; log)")
@@ -370,12 +387,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit("[peer] no case chosen")
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     results: dict[str, Any] = {
+        "format": FORMAT,
         "date": stamp,
         "arguments": " ".join(args.argv) or "(none: every case)",
         "machine": machine.describe(),
         "load_before": [round(x, 2) for x in os.getloadavg()],
         "stacks": list(args.stacks),
         "cases": [c.id for c in cases],
+        "ha_setup": ha_setup(args.models[0], own_template=args.ha_own_template),
         "models": {},
         "plots": {},
     }
@@ -383,14 +402,30 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     await asyncio.to_thread(run_dir.mkdir, parents=True, exist_ok=True)
     for name in args.models:
         model = await asyncio.to_thread(real_models.fetch, name)
+        ha_args = ha_server_args(name, own_template=args.ha_own_template)
         results["models"][name] = {}
         for stack in args.stacks:
             say(f"{name} on {stack}: {len(cases)} cases")
-            results["models"][name][stack] = await run_stack(stack, model, cases, run_dir, say)
+            results["models"][name][stack] = await run_stack(
+                stack, model, cases, run_dir, say, ha_args=ha_args
+            )
         plot_file = f"peer-{name}-{stamp}.png"
         plot(name, results["models"][name], RESULTS / plot_file)
         results["plots"][name] = plot_file
     return results
+
+
+def render(path: Path) -> None:
+    """The .md again from a run's .json; reports from before the HA-judged evaluation (no
+    per-case records) are left as they were committed."""
+    results = json.loads(path.read_text())
+    if results.get("format") != FORMAT:
+        raise SystemExit(
+            f"[peer] {path} is an older peer report (no per-case records): its .md stays as "
+            "committed; only reports written by this bench render again"
+        )
+    path.with_suffix(".md").write_text(markdown(results))
+    print(f"[peer] wrote {path.with_suffix('.md')}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -404,13 +439,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="only these categories or case ids")
     parser.add_argument("--per-category", type=int, help="at most N cases of each category")
     parser.add_argument(
+        "--ha-own-template",
+        action="store_true",
+        help="give HA's llama-server the GGUF's own chat template (its calls then reach HA as "
+        "text), not devkit/templates/qwen25_bare_tool_calls.jinja",
+    )
+    parser.add_argument(
         "--render", type=Path, metavar="JSON", help="only write the .md again from a run's .json"
     )
     args = parser.parse_args(argv)
     if args.render is not None:
-        results = json.loads(args.render.read_text())
-        args.render.with_suffix(".md").write_text(markdown(results))
-        print(f"[peer] wrote {args.render.with_suffix('.md')}")
+        render(args.render)
         return 0
     args.argv = argv or []
     stop_cleanly_on_sigterm()

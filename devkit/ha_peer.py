@@ -12,7 +12,7 @@ locally handled command, from the intent response's targets.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 import itertools
 import secrets
 from typing import Any
@@ -147,8 +147,15 @@ class PeerClient:
         self._tokens = dict(tokens)
 
     async def ask_when_warm(
-        self, text: str, user_id: str, *, conversation_id: str | None = None
+        self,
+        text: str,
+        user_id: str,
+        *,
+        conversation_id: str | None = None,
+        on_wait: Callable[[dict[str, Any]], None] | None = None,
     ) -> dict[str, Any]:
+        """`on_wait` is never called: HA's stack has no warming-up answer."""
+        del on_wait
         events = await self._run(self._tokens[user_id], text, conversation_id)
         ended = next((e["data"] for e in events if e["type"] == "intent-end"), None)
         if ended is None:

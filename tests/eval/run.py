@@ -75,7 +75,12 @@ class Asker(Protocol):
     HA (bench/peer.py)."""
 
     async def ask_when_warm(
-        self, text: str, user_id: str, *, conversation_id: str | None = None
+        self,
+        text: str,
+        user_id: str,
+        *,
+        conversation_id: str | None = None,
+        on_wait: Callable[[dict[str, Any]], None] | None = None,
     ) -> dict[str, Any]: ...
 
 
