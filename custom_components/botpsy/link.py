@@ -1,8 +1,8 @@
 """The MQTT link of one config entry to one BotPsy app instance.
 
-Follows the app's retained `status`, `info` and `policy/state`, sends requests (signed when
-they act for an HA user) and matches their answers by `id`, and turns the app's `events`
-into events on Home Assistant's bus.
+Follows the app's retained `status`, `info`, `policy/state` and `pairing/state`, sends
+requests (signed when they act for an HA user) and matches their answers by `id`, and turns
+the app's `events` into events on Home Assistant's bus.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .answers import PAIRING_LOST_CODES, error_code_of
 from .const import DOMAIN, LOGGER
 from .events import Origin, fire_action_event
 from .mqtt_util import Handler, async_publish_json, async_subscribe_ready, json_object
-from .signing import app_message_valid, sign
+from .signing import app_message_valid, fingerprint, sign
 from .topics import AgentTopics
 
 REQUEST_TIMEOUT_S = 90.0
@@ -66,6 +66,8 @@ class AgentLink:
         """None until the app's retained status arrived."""
         self.info: dict[str, Any] | None = None
         self.policy_state: dict[str, Any] | None = None
+        self.pairings: list[dict[str, str]] | None = None
+        """The secrets the app holds (`id`, `label`), from its signed `pairing/state`."""
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._origins: OrderedDict[str, Origin] = OrderedDict()
         self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT_EXCHANGES)
@@ -89,6 +91,7 @@ class AgentLink:
                 (topics.info, self._info_received),
                 (topics.events, self._event_received),
                 (topics.policy_state, self._policy_received),
+                (topics.pairing_state, self._pairings_received),
             ]
         self._unsubscribe = await async_subscribe_ready(self.hass, subscriptions)
 
@@ -194,9 +197,15 @@ class AgentLink:
         )
         return response
 
-    async def async_revoke_pairing(self, pairing_id: str) -> None:
-        """Ask the app to forget the paired secret `pairing_id` (signed with this entry's)."""
-        message = sign({"v": 1, "revoke": pairing_id}, self._secret)
+    @property
+    def pairing_id(self) -> str:
+        """This entry's own secret, by the id the app lists it under."""
+        return fingerprint(self._secret)
+
+    async def async_revoke_pairing(self, pairing_id: str, user_id: str) -> None:
+        """Ask the app to forget the paired secret `pairing_id`, for the admin `user_id`
+        (signed with this entry's secret; the app checks that the user is an admin)."""
+        message = sign({"v": 1, "revoke": pairing_id, "user_id": user_id}, self._secret)
         await async_publish_json(self.hass, self.topics.pairing_revoke, message)
 
     async def async_publish_rules(
@@ -288,6 +297,22 @@ class AgentLink:
         self.policy_state = state
         for waiter in list(self._policy_waiters):
             waiter(state)
+
+    @callback
+    def _pairings_received(self, message: mqtt.ReceiveMessage) -> None:
+        state = json_object(message.payload)
+        if not self._from_app(state, message.topic):
+            return
+        assert state is not None
+        listed = state.get("pairings")
+        if not isinstance(listed, list):
+            return
+        self.pairings = [
+            {"id": str(p.get("id")), "label": str(p.get("label", ""))}
+            for p in listed
+            if isinstance(p, dict) and isinstance(p.get("id"), str)
+        ]
+        self._notify()
 
     @callback
     def _event_received(self, message: mqtt.ReceiveMessage) -> None:
