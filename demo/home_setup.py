@@ -248,12 +248,10 @@ async def _config_flow(
         raise SetupError(f"setting up {handler}: the flow did not finish ({flow})")
 
 
-async def add_botpsy_integration(
-    base_url: str, token: str, instance: str, pairing_code: str
-) -> str:
-    """Add our integration as a user would: pick the app instance, type the pairing code
-    from the app's log. Returns the entity id of its Assist agent."""
-    data = {"instance": instance, "pairing_code": pairing_code}
+async def add_botpsy_integration(base_url: str, token: str, instance: str) -> str:
+    """Add our integration as an admin would: pick the app instance (the flow pairs with
+    it). Returns the entity id of its Assist agent."""
+    data = {"instance": instance}
     entry = await _config_flow(base_url, token, "botpsy", data)
     return await conversation_agent_of(base_url, token, entry, "BotPsy")
 

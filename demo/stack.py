@@ -20,7 +20,6 @@ import aiohttp
 from botpsy_agent.agent.core import AgentSettings
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.ha.client import HaEndpoint
-from botpsy_agent.link.pairing import display_code
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
@@ -267,14 +266,9 @@ class DemoStack:
         assert self.app is not None and self.accounts is not None
         if self.app.integration is None:
             return
-        self.progress("adding the BotPsy integration to Home Assistant (pairing code from the app)")
+        self.progress("adding the BotPsy integration to Home Assistant (pairing as its admin)")
         await self.app.integration.wait_online()
-        self.assist_agent = await add_botpsy_integration(
-            self.ha_url,
-            self.accounts.token,
-            INSTANCE,
-            display_code(self.app.integration.pairing.code),
-        )
+        self.assist_agent = await add_botpsy_integration(self.ha_url, self.accounts.token, INSTANCE)
 
     async def stop(self) -> None:
         self._stopping = True

@@ -31,7 +31,7 @@ SHARED = {"botpsy_agent.agent.protocol", "botpsy_agent.app.config"}
 """The vocabulary every part may import: the request/response types and the options."""
 
 MAY_ALSO_IMPORT: dict[str, set[str]] = {
-    "link": {"botpsy_agent.app.supervisor"},  # pairing asks the Supervisor for HA's notices
+    "link": {"botpsy_agent.app.supervisor"},  # the Supervisor's discovery (pairing)
     "audit": {"botpsy_agent.mqtt.door_audit"},  # what the front door refused
     "mqtt": {
         "botpsy_agent.audit.records",  # how a refusal is recorded, one module

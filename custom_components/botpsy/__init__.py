@@ -17,7 +17,7 @@ from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers.typing import ConfigType
 
 from .const import CONF_INSTANCE, CONF_SECRET, DOMAIN
-from .issues import AgentIssues
+from .issues import AgentIssues, PairingIssues
 from .link import AgentLink
 from .pairing import async_revoke
 from .services import async_setup_services
@@ -53,6 +53,9 @@ async def async_setup_entry(hass: HomeAssistant, entry: BotPsyConfigEntry) -> bo
     entry.async_on_unload(link.add_listener(issues.update))
     entry.async_on_unload(issues.close)
     issues.update()
+    pairings = PairingIssues(hass, entry, link)
+    entry.async_on_unload(link.add_listener(pairings.update))
+    entry.async_on_unload(pairings.close)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     return True
 

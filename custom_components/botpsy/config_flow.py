@@ -4,14 +4,16 @@
   instance name; it must be online.
 * **mqtt** / **mqtt_confirm**: HA's MQTT discovery of the same info topic (`manifest.json`
   `mqtt`) offers it; nothing is opened until the user confirms.
-* **pair**: showing it opens a pairing window on the app, which puts a one-time code in HA's
-  notifications; SPAKE2 over MQTT turns the typed code into the secret for both.
+* **pair**: pairs at once (an admin chose the app): a one-time code made here is fetched by
+  the app from HA over its admin connection (`pairing.py`), never shown to anyone; SPAKE2
+  over MQTT turns it into the secret for both. Shown as a form only when pairing failed:
+  submitting it tries again.
 * **hassio** / **hassio_confirm**: under the Supervisor the app's discovery brings the
   secret itself, over a channel MQTT clients cannot read.
 * **reconfigure**: pair again (a new code), or move to another instance name; the app then
   forgets the old secret.
 * **reauth** / **reauth_confirm**: the app refused our signature (it lost the pairing, e.g.
-  after its data was reset): pair again with a new code, same instance.
+  after its data was reset): pair again, same instance.
 
 Every way ends with a signed test request the app must accept.
 """
@@ -35,7 +37,6 @@ from homeassistant.helpers.selector import (
     SelectSelector,
     SelectSelectorConfig,
     SelectSelectorMode,
-    TextSelector,
 )
 from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
@@ -44,7 +45,6 @@ import probatio
 from .const import (
     CONF_APP_SLUG,
     CONF_INSTANCE,
-    CONF_PAIRING_CODE,
     CONF_SECRET,
     DOMAIN,
     INSTANCE_PATTERN,
@@ -52,9 +52,8 @@ from .const import (
 from .discovery import async_online_instances, instance_of
 from .mqtt_util import json_object
 from .options_flow import PermissionsFlow
-from .pairing import PairingError, async_open_window, async_pair, async_probe, async_revoke
+from .pairing import PairingError, async_pair, async_probe, async_revoke
 
-PAIR_SCHEMA = probatio.Schema({probatio.Required(CONF_PAIRING_CODE): TextSelector()})
 MIN_SECRET_CHARS = 16
 
 
@@ -201,22 +200,16 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
     # --- pairing -------------------------------------------------------------------------------
 
     async def async_step_pair(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        errors: dict[str, str] = {}
-        if user_input is not None:
-            try:
-                secret = await async_pair(self.hass, self._instance, user_input[CONF_PAIRING_CODE])
-                return await self._async_test_and_finish(secret)
-            except PairingError as err:
-                errors["base"] = err.reason
-        # A wrong code closed the window: each showing of the form opens one (the app keeps
-        # the code of a window that is still open).
-        await async_open_window(self.hass, self._instance)
-        return self.async_show_form(
-            step_id="pair",
-            data_schema=PAIR_SCHEMA,
-            errors=errors,
-            description_placeholders={"instance": self._instance},
-        )
+        """Pair now; on failure a form that says why, whose submit tries again."""
+        try:
+            secret = await async_pair(self.hass, self._instance)
+            return await self._async_test_and_finish(secret)
+        except PairingError as err:
+            return self.async_show_form(
+                step_id="pair",
+                errors={"base": err.reason},
+                description_placeholders={"instance": self._instance},
+            )
 
     async def _async_test_and_finish(self, secret: str) -> ConfigFlowResult:
         """The entry, once a signed test request shows that the app accepts `secret`;

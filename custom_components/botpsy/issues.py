@@ -1,23 +1,31 @@
-"""Repair issues that follow what the app reports: offline, or running without a model.
+"""Repair issues that follow what the app reports: offline, running without a model, or
+holding a secret no admin has acknowledged.
 
 A restart of the app (an update) is offline for seconds and a first start loads its model
 for minutes, so an issue appears only when the state lasts (`OFFLINE_ISSUE_DELAY_S`,
 `NO_MODEL_ISSUE_DELAY_S`), and goes as soon as the app is back or has its model.
+
+Every secret the app lists (its signed `pairing/state`) other than this entry's own, the
+Supervisor's and those an admin acknowledged is an issue at once (`UNKNOWN_PAIRING`): its
+holder can act as any HA user. Repairs are for admins only; the issue's fix flow
+acknowledges it (`repairs.py`), `botpsy.revoke_pairing` removes the secret.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.event import async_call_later
 
-from .const import DOMAIN
+from .const import CONF_ACKNOWLEDGED, DOMAIN, SUPERVISOR_LABEL
 from .link import AgentLink
 
 OFFLINE = "agent_offline"
 NO_MODEL = "no_model"
+UNKNOWN_PAIRING = "unknown_pairing"
 OFFLINE_ISSUE_DELAY_S = 60.0
 """An app restart (an update) takes seconds: only a longer silence is a repair issue."""
 NO_MODEL_ISSUE_DELAY_S = 900.0
@@ -76,3 +84,63 @@ class AgentIssues:
 
     def _exists(self, kind: str) -> bool:
         return ir.async_get(self.hass).async_get_issue(DOMAIN, self.issue_id(kind)) is not None
+
+
+class PairingIssues:
+    """One fixable repair issue per secret of the app that no admin has acknowledged."""
+
+    def __init__(self, hass: HomeAssistant, entry: ConfigEntry, link: AgentLink) -> None:
+        self.hass = hass
+        self._entry = entry
+        self._link = link
+        self._raised: set[str] = set()
+
+    def issue_id(self, pairing_id: str) -> str:
+        return f"{UNKNOWN_PAIRING}_{self._entry.entry_id}_{pairing_id}"
+
+    @callback
+    def update(self) -> None:
+        """Follow the app's list of secrets (ignored until a signed one arrived)."""
+        if self._link.pairings is None:
+            return
+        unknown = {p["id"]: p["label"] for p in self._link.pairings if not self._known(p)}
+        for gone in self._raised - set(unknown):
+            ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(gone))
+        for pairing_id, label in unknown.items():
+            ir.async_create_issue(
+                self.hass,
+                DOMAIN,
+                self.issue_id(pairing_id),
+                is_fixable=True,
+                is_persistent=False,
+                severity=ir.IssueSeverity.CRITICAL,
+                translation_key=UNKNOWN_PAIRING,
+                translation_placeholders={
+                    "instance": self._link.instance,
+                    "pairing_id": pairing_id,
+                    "label": label or "no label",
+                },
+                data={"entry_id": self._entry.entry_id, "pairing_id": pairing_id},
+            )
+        self._raised = set(unknown)
+
+    @callback
+    def close(self) -> None:
+        for pairing_id in self._raised:
+            ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(pairing_id))
+        self._raised.clear()
+
+    def _known(self, pairing: dict[str, str]) -> bool:
+        return (
+            pairing["id"] == self._link.pairing_id
+            or pairing["label"] == SUPERVISOR_LABEL
+            or pairing["id"] in self._entry.data.get(CONF_ACKNOWLEDGED, [])
+        )
+
+
+@callback
+def async_acknowledge_pairing(hass: HomeAssistant, entry: ConfigEntry, pairing_id: str) -> None:
+    """An admin says the secret `pairing_id` is theirs: no issue for it any more."""
+    known = [*entry.data.get(CONF_ACKNOWLEDGED, []), pairing_id]
+    hass.config_entries.async_update_entry(entry, data={**entry.data, CONF_ACKNOWLEDGED: known})
+    ir.async_delete_issue(hass, DOMAIN, f"{UNKNOWN_PAIRING}_{entry.entry_id}_{pairing_id}")

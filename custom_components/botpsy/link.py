@@ -1,12 +1,13 @@
 """The MQTT link of one config entry to one BotPsy app instance.
 
-Follows the app's retained `status`, `info` and `policy/state`, sends requests (each signed:
-for an HA user, or as Home Assistant itself) and matches their answers by `id`, and turns
-the app's `events` into events on Home Assistant's bus.
+Follows the app's retained `status`, `info`, `policy/state` and `pairing/state`, sends
+requests (each signed: for an HA user, or as Home Assistant itself) and matches their
+answers by `id`, and turns the app's `events` into events on Home Assistant's bus.
 
 Without a broker ACL any login can write the app's topics, so nothing is believed unless
-the app signed it with our secret (issue 18, finding 12; issue 25, finding 3): answers,
-`status`, `info`, `policy/state`, and events, each of which is believed once.
+the app signed it with our secret (issue 18, finding 12; issue 25, findings 1 and 3):
+answers, `status`, `info`, `policy/state`, `pairing/state`, and events, each of which is
+believed once.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ class AgentLink:
         """None until the app's retained status arrived."""
         self.info: dict[str, Any] | None = None
         self.policy_state: dict[str, Any] | None = None
+        self.pairings: list[dict[str, str]] | None = None
+        """The secrets the app holds (`id`, `label`), from its signed `pairing/state`."""
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._origins: OrderedDict[str, Origin] = OrderedDict()
         self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT_EXCHANGES)
@@ -113,6 +116,7 @@ class AgentLink:
                 (topics.info, self._info_received),
                 (topics.events, self._event_received),
                 (topics.policy_state, self._policy_received),
+                (topics.pairing_state, self._pairings_received),
             ]
         self._unsubscribe = await async_subscribe_ready(self.hass, subscriptions)
 
@@ -222,9 +226,15 @@ class AgentLink:
         )
         return response
 
-    async def async_revoke_pairing(self, pairing_id: str) -> None:
-        """Ask the app to forget the paired secret `pairing_id` (signed with this entry's)."""
-        message = sign({"v": 1, "revoke": pairing_id}, self._secret)
+    @property
+    def pairing_id(self) -> str:
+        """This entry's own secret, by the id the app lists it under."""
+        return fingerprint(self._secret)
+
+    async def async_revoke_pairing(self, pairing_id: str, user_id: str) -> None:
+        """Ask the app to forget the paired secret `pairing_id`, for the admin `user_id`
+        (signed with this entry's secret; the app checks that the user is an admin)."""
+        message = sign({"v": 1, "revoke": pairing_id, "user_id": user_id}, self._secret)
         await async_publish_json(self.hass, self.topics.pairing_revoke, message)
 
     async def async_publish_rules(
@@ -375,6 +385,22 @@ class AgentLink:
         self.policy_state = state
         for waiter in list(self._policy_waiters):
             waiter(state)
+
+    @callback
+    def _pairings_received(self, message: mqtt.ReceiveMessage) -> None:
+        state = json_object(message.payload)
+        if not self._from_app(state, message.topic):
+            return
+        assert state is not None
+        listed = state.get("pairings")
+        if not isinstance(listed, list):
+            return
+        self.pairings = [
+            {"id": str(p.get("id")), "label": str(p.get("label", ""))}
+            for p in listed
+            if isinstance(p, dict) and isinstance(p.get("id"), str)
+        ]
+        self._notify()
 
     @callback
     def _event_received(self, message: mqtt.ReceiveMessage) -> None:

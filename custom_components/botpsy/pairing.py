@@ -1,22 +1,31 @@
 """Pairing with the app: the shared signing secret from a one-time code, over MQTT.
 
-The config flow opens a pairing window (`pairing/open`); the app then shows a one-time code
-in Home Assistant's notifications (never in its log), and the user types it here. Both sides
-run SPAKE2 (`spake2.py`) on `botpsy/<instance>/pairing/…`: a listener on the broker learns
-nothing, and without the code nobody can pair (one guess per session, a few sessions per
-window). Then a signed test request shows that the app accepts the secret. A signed
-`pairing/revoke` removes a secret from the app (the entry's own, when it is removed).
+Only an admin pairs: the config flow (which HA runs for admins only) makes a one-time code
+and keeps it here (`PairingCodes`), then presses `pairing/open`. The press opens nothing by
+itself: the app asks Home Assistant for the code over its own authenticated connection, on
+the WebSocket command `botpsy/pairing/code`, which only admins may call, and opens a pairing
+window with it. Nobody is shown the code; it never passes the broker, a notification or a
+log. Both sides then run SPAKE2 (`spake2.py`) on `botpsy/<instance>/pairing/…`: a listener
+on the broker learns nothing, and without the code nobody can pair (one guess per session,
+a few sessions per window). Then a signed test request shows that the app accepts the
+secret. A signed `pairing/revoke` removes a secret from the app (the entry's own, when it
+is removed; another one only for an admin).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
+from collections.abc import AsyncIterator
+import contextlib
+from dataclasses import dataclass, field
 import secrets
-from typing import Any
+from typing import Any, Final
 
-from homeassistant.components import mqtt
+from homeassistant.components import mqtt, websocket_api
+from homeassistant.components.websocket_api.connection import ActiveConnection
+from homeassistant.components.websocket_api.decorators import require_admin, websocket_command
 from homeassistant.core import HomeAssistant, callback
+import probatio
 
 from . import spake2
 from .answers import error_code_of
@@ -27,7 +36,12 @@ from .topics import AgentTopics
 
 PAIRING_TIMEOUT_S = 15.0
 PROBE_TIMEOUT_S = 10.0
-CODE_PATTERN = re.compile(r"[0-9A-HJKMNP-TV-Z]{8}")
+FETCH_TIMEOUT_S = 10.0
+"""How long the flow waits for the app to fetch its code (it asks HA at once)."""
+CODE_ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CODE_LENGTH: Final = 8
+CODE_COMMAND: Final = "botpsy/pairing/code"
+DATA_CODES: Final = "botpsy_pairing_codes"
 PROBE_USER = "botpsy-connection-test"
 """A user id no HA user has: the app answers a correctly signed request for it
 `unknown_user` without running anything, and a wrongly signed one `bad_signature`."""
@@ -41,17 +55,80 @@ class PairingError(Exception):
         self.reason = reason
 
 
-def normalize_code(text: str) -> str:
-    """Case, spaces and dashes do not matter; O, I and L count as 0, 1 and 1."""
-    cleaned = re.sub(r"[\s-]", "", text).upper()
-    return cleaned.translate(str.maketrans("OIL", "011"))
+@dataclass
+class _Offer:
+    code: str = field(repr=False)
+    fetched: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-async def async_pair(hass: HomeAssistant, instance: str, code: str) -> str:
-    """The shared secret agreed with the app `instance` using `code`."""
-    code = normalize_code(code)
-    if not CODE_PATTERN.fullmatch(code):
-        raise PairingError("invalid_code")
+class PairingCodes:
+    """The codes of the pairings admins' config flows are making, one per instance, held
+    only in memory until the app fetches them (once)."""
+
+    def __init__(self) -> None:
+        self._offers: dict[str, _Offer] = {}
+
+    @classmethod
+    def of(cls, hass: HomeAssistant) -> PairingCodes:
+        """This HA's codes; the first call registers the WebSocket command that hands
+        them out."""
+        codes: PairingCodes | None = hass.data.get(DATA_CODES)
+        if codes is None:
+            codes = hass.data[DATA_CODES] = cls()
+            websocket_api.async_register_command(hass, _ws_pairing_code)
+        return codes
+
+    @contextlib.asynccontextmanager
+    async def offered(self, instance: str) -> AsyncIterator[_Offer]:
+        """A fresh code for `instance` while the block runs (a newer flow's replaces it)."""
+        offer = _Offer("".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)))
+        self._offers[instance] = offer
+        try:
+            yield offer
+        finally:
+            if self._offers.get(instance) is offer:
+                del self._offers[instance]
+
+    def fetch(self, instance: str) -> str | None:
+        """The code waiting for `instance`, once; None when no flow is pairing with it."""
+        offer = self._offers.get(instance)
+        if offer is None or offer.fetched.is_set():
+            return None
+        offer.fetched.set()
+        return offer.code
+
+
+@require_admin
+@websocket_command({probatio.Required("type"): CODE_COMMAND, probatio.Required("instance"): str})
+@callback
+def _ws_pairing_code(
+    hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
+) -> None:
+    """The app asks (over its admin connection) for the code of the pairing an admin
+    started; only admins may: the code lets whoever has it pair and act as anyone."""
+    code = PairingCodes.of(hass).fetch(msg["instance"])
+    if code is None:
+        connection.send_error(msg["id"], "not_found", "no pairing is waiting for this app")
+    else:
+        connection.send_result(msg["id"], {"code": code})
+
+
+async def async_pair(hass: HomeAssistant, instance: str) -> str:
+    """The shared secret agreed with the app `instance`, by a code only HA and the app see."""
+    async with PairingCodes.of(hass).offered(instance) as offer:
+        await mqtt.async_publish(hass, AgentTopics(instance).pairing_open, "PRESS", qos=QOS)
+        try:
+            async with asyncio.timeout(FETCH_TIMEOUT_S):
+                await offer.fetched.wait()
+        except TimeoutError:
+            # Not running, pairing by code off (under the Supervisor), or its HA token is
+            # not an admin's.
+            raise PairingError("pairing_unavailable") from None
+        return await async_exchange_secret(hass, instance, offer.code)
+
+
+async def async_exchange_secret(hass: HomeAssistant, instance: str, code: str) -> str:
+    """SPAKE2 with the app's open window for `code`: the secret both sides derive."""
     topics = AgentTopics(instance)
     session = secrets.token_hex(8)
     answers: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -86,15 +163,15 @@ async def async_pair(hass: HomeAssistant, instance: str, code: str) -> str:
     return keys.secret
 
 
-async def async_open_window(hass: HomeAssistant, instance: str) -> None:
-    """Ask the app to open a pairing window: it shows the code in HA's notifications."""
-    await mqtt.async_publish(hass, AgentTopics(instance).pairing_open, "PRESS", qos=QOS)
-
-
-async def async_revoke(hass: HomeAssistant, instance: str, secret: str, target: str) -> None:
-    """Ask the app to forget a paired secret: `self` (the one signing) or a fingerprint."""
-    message = sign({"v": 1, "revoke": target}, secret)
-    await async_publish_json(hass, AgentTopics(instance).pairing_revoke, message)
+async def async_revoke(
+    hass: HomeAssistant, instance: str, secret: str, target: str, *, user_id: str | None = None
+) -> None:
+    """Ask the app to forget a paired secret: `self` (the one signing) or a fingerprint
+    (another's: the app wants `user_id`, an admin's, under the signature)."""
+    document: dict[str, Any] = {"v": 1, "revoke": target}
+    if user_id is not None:
+        document["user_id"] = user_id
+    await async_publish_json(hass, AgentTopics(instance).pairing_revoke, sign(document, secret))
 
 
 def _keys(instance: str, t: int, reply: dict[str, Any], w: int, x: int) -> spake2.SessionKeys:

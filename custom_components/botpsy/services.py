@@ -1,7 +1,8 @@
 """The `botpsy.ask` action: a request from an automation or script, answered with data.
 
 (And `botpsy.revoke_pairing`, admins only: the app forgets one paired secret, by the id its
-notification and `pairing/state` list.)
+`pairing/state` and the integration's repair issue list. The app checks the admin too: the
+request is signed for the calling user, so a call without one, an automation's, is refused.)
 
 It returns the app's whole response (status, speech, actions, path, timings). The agent's
 decisions (done, a question, a refusal) are data an automation can act on; when no answer
@@ -83,7 +84,11 @@ def async_setup_services(hass: HomeAssistant) -> None:
 
     async def revoke_pairing(call: ServiceCall) -> None:
         link = _link(hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
-        await link.async_revoke_pairing(call.data[ATTR_PAIRING_ID])
+        if call.context.user_id is None:  # HA let it through as the system's: no admin named
+            raise ServiceValidationError(
+                translation_domain=DOMAIN, translation_key="revoke_needs_admin"
+            )
+        await link.async_revoke_pairing(call.data[ATTR_PAIRING_ID], call.context.user_id)
 
     async_register_admin_service(
         hass, DOMAIN, SERVICE_REVOKE_PAIRING, revoke_pairing, schema=REVOKE_SCHEMA

@@ -59,6 +59,11 @@ class AgentTopics:
     def pairing_response(self, session: str) -> str:
         return f"{self.root}/pairing/response/{session}"
 
+    @property
+    def pairing_state(self) -> str:
+        """Retained and signed by the app: the secrets it holds (ids and labels)."""
+        return f"{self.root}/pairing/state"
+
     def policy_set(self, key: str) -> str:
         return f"{self.root}/policy/set/{key}"
 

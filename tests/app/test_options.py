@@ -18,7 +18,7 @@ from botpsy_agent.app.config import (
     load_settings,
     parse_options,
 )
-from botpsy_agent.app.startup import model_server_settings
+from botpsy_agent.app.startup import model_server_settings, pairing_by_code
 
 
 def options(**changes: Any) -> dict[str, Any]:
@@ -48,6 +48,28 @@ def test_the_defaults_are_valid_and_mean_what_the_docs_say() -> None:
     assert settings.rate_limits.per_principal == 20
     assert settings.rate_limits.global_ == 60
     assert settings.notes == ()
+
+
+@pytest.mark.parametrize(
+    ("option", "under_supervisor", "allowed"),
+    [
+        (None, True, False),  # the default under the Supervisor: its discovery pairs
+        (None, False, True),  # elsewhere pairing by code is the only way
+        (True, True, True),  # an admin turned it on
+        (False, False, False),
+    ],
+)
+def test_pairing_by_code_is_off_under_the_supervisor_unless_turned_on(
+    option: bool | None, under_supervisor: bool, allowed: bool
+) -> None:
+    """Issue 25, finding 1: under the Supervisor any HA user could pair by code."""
+    raw = options() if option is None else options(pairing_by_code=option)
+    settings = parse_options(raw)
+    assert settings.pairing_by_code is option
+    assert pairing_by_code(settings, under_supervisor=under_supervisor) is allowed
+    assert problems_of(options(pairing_by_code="yes")) == [
+        "options.json: pairing_by_code: must be true or false, got 'yes'"
+    ]
 
 
 def test_a_handwritten_file_may_leave_options_out(tmp_path: Path) -> None:

@@ -1,18 +1,17 @@
-"""Config flow on real parts: the app found on the broker, a pairing window opened by the
-flow, paired with the code the app shows in HA's notifications, tested with a signed
-request; the Supervisor's discovery; reconfiguring; and every way it can go wrong."""
+"""Config flow on real parts: the app found on the broker, paired by a code the flow makes
+and the app fetches from HA over its admin connection, tested with a signed request; the
+Supervisor's discovery; reconfiguring; and every way it can go wrong."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import Any
 
 from homeassistant import config_entries
-from homeassistant.components import persistent_notification
+from homeassistant.auth.models import User
 from homeassistant.config_entries import ConfigFlowResult
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.service_info.hassio import HassioServiceInfo
@@ -27,7 +26,6 @@ from botpsy_agent.mqtt.signing import SecretFile
 from custom_components.botpsy.const import (
     CONF_APP_SLUG,
     CONF_INSTANCE,
-    CONF_PAIRING_CODE,
     CONF_SECRET,
     DOMAIN,
 )
@@ -36,29 +34,10 @@ from devkit.supervisor import SupervisorStandIn
 from tests.ha_mqtt import wait_for
 from tests.integration.conftest import INSTANCE, SECRET, AppRunner, unload
 
-CODE = re.compile(r"\*\*(\w{4}-\w{4})\*\*")
-CODE_NOTIFICATION = f"botpsy_{INSTANCE}_pairing_code"
-
 
 @pytest.fixture(autouse=True)
 def _app_log(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="botpsy_agent")
-
-
-async def pairing_code(hass: HomeAssistant) -> str:
-    """The pairing code the app shows in HA's notifications, as a user reads it there."""
-    code: list[str] = []
-
-    def shown() -> bool:
-        notice = persistent_notification._async_get_or_create_notifications(hass).get(
-            CODE_NOTIFICATION
-        )
-        found = CODE.findall(notice["message"]) if notice else []
-        code[:] = found
-        return bool(code)
-
-    await wait_for(shown, "the pairing code in HA's notifications")
-    return code[0]
 
 
 async def start_user_flow(hass: HomeAssistant) -> ConfigFlowResult:
@@ -96,12 +75,9 @@ async def test_pick_a_found_app_pair_with_its_code_and_use_it(
     result = await start_user_flow(hass)
     assert result["type"] is FlowResultType.FORM and result["step_id"] == "user"
     assert result["description_placeholders"] == {"found": "1"}
+    # Choosing the app pairs with it: the app fetches the flow's code from HA.
     result = await configure(hass, result["flow_id"], {CONF_INSTANCE: INSTANCE})
-    assert result.get("step_id") == "pair", result
-    code = await pairing_code(hass)
-    result = await configure(hass, result["flow_id"], {CONF_PAIRING_CODE: code.lower()})
     assert result["type"] is FlowResultType.CREATE_ENTRY, result
-    assert code not in caplog.text  # the code is shown in HA only, never logged
     entry = result["result"]
     assert (entry.unique_id, entry.title) == (INSTANCE, f"BotPsy ({INSTANCE})")
     secret = entry.data[CONF_SECRET]
@@ -134,8 +110,6 @@ async def test_mqtt_discovery_offers_the_running_app(
     await asyncio.sleep(0.3)
     assert not app.integration.pairing.is_open  # type: ignore[union-attr]
     result = await configure(hass, flow["flow_id"], {})
-    assert result["step_id"] == "pair"
-    result = await configure(hass, flow["flow_id"], {CONF_PAIRING_CODE: await pairing_code(hass)})
     assert result["type"] is FlowResultType.CREATE_ENTRY, result
     await unload(hass, result["result"])
 
@@ -156,7 +130,7 @@ async def test_unusable_mqtt_discovery_is_aborted(
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "invalid_discovery_info")
 
 
-async def test_manual_entry_errors_then_pairing_errors_then_success(
+async def test_manual_entry_errors_then_success(
     hass: HomeAssistant,
     mqtt_entry: MockConfigEntry,
     app_runner: AppRunner,
@@ -170,19 +144,6 @@ async def test_manual_entry_errors_then_pairing_errors_then_success(
     result = await configure(hass, flow_id, {CONF_INSTANCE: "elsewhere"})
     assert result["errors"] == {"base": "cannot_connect"}
     result = await configure(hass, flow_id, {CONF_INSTANCE: f" {INSTANCE.upper()} "})
-    assert result["step_id"] == "pair"
-    # Not a code at all: refused without asking the app.
-    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: "12345"})
-    assert result["errors"] == {"base": "invalid_code"}
-    # A well-formed but wrong code: the app's share does not confirm.
-    code = await pairing_code(hass)
-    wrong = ("1" if code[0] != "1" else "2") + code[1:]
-    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: wrong})
-    assert result["errors"] == {"base": "invalid_code"}
-    assert not (app_runner.data_dir / "integration_secrets").exists()
-    # That used one of the window's few sessions; the code in the notification still holds.
-    code = await pairing_code(hass)
-    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: code})
     assert result["type"] is FlowResultType.CREATE_ENTRY, result
     await unload(hass, result["result"])
 
@@ -195,17 +156,23 @@ async def test_pairing_with_an_app_that_stopped_or_refuses(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr("custom_components.botpsy.pairing.PAIRING_TIMEOUT_S", 0.5)
+    monkeypatch.setattr("custom_components.botpsy.pairing.FETCH_TIMEOUT_S", 1.0)
     app = await app_runner.start(model=False, secret=None)
-    flow_id = (await start_user_flow(hass))["flow_id"]
-    result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
     # The app's pairing sessions expire at once: it answers the confirmation "unknown session".
     monkeypatch.setattr("botpsy_agent.link.pairing.SESSION_TTL_S", -1.0)
-    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: await pairing_code(hass)})
-    assert result["errors"] == {"base": "pairing_failed"}
-    # The app stops: nobody answers.
+    flow_id = (await start_user_flow(hass))["flow_id"]
+    result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
+    assert (result["step_id"], result["errors"]) == ("pair", {"base": "pairing_failed"})
+    # The app stops: nobody fetches the code (nor would an app with pairing by code off).
     await app_runner.stop(app)
-    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: await pairing_code(hass)})
-    assert result["errors"] == {"base": "cannot_connect"}
+    result = await configure(hass, flow_id, {})
+    assert result["errors"] == {"base": "pairing_unavailable"}
+    # The form's submit tries again: the app is back and the pairing works.
+    monkeypatch.setattr("botpsy_agent.link.pairing.SESSION_TTL_S", 120.0)
+    await app_runner.start(model=False, secret=None)
+    result = await configure(hass, flow_id, {})
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    await unload(hass, result["result"])
 
 
 async def test_an_app_already_set_up_is_not_added_twice(
@@ -323,8 +290,6 @@ async def test_reconfigure_pairs_again(
     result = await configure(hass, flow_id, {CONF_INSTANCE: "elsewhere"})
     assert result["errors"] == {"base": "cannot_connect"}
     result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
-    assert result["step_id"] == "pair"
-    result = await configure(hass, flow_id, {CONF_PAIRING_CODE: await pairing_code(hass)})
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "reconfigure_successful")
     new_secret = botpsy_entry.data[CONF_SECRET]
     assert new_secret != SECRET
@@ -340,40 +305,30 @@ async def test_removing_the_integration_revokes_its_secret(
     hass: HomeAssistant,
     mqtt_entry: MockConfigEntry,
     app_runner: AppRunner,
+    hass_admin_user: User,
 ) -> None:
     """Issue 18: a removed integration's secret (in HA's backups too) kept signing."""
     await app_runner.start(model=False, secret=None)
     result = await start_user_flow(hass)
     result = await configure(hass, result["flow_id"], {CONF_INSTANCE: INSTANCE})
-    result = await configure(hass, result["flow_id"], {CONF_PAIRING_CODE: await pairing_code(hass)})
     entry = result["result"]
     secrets = SecretFile(app_runner.data_dir / "integration_secrets")
     assert secrets.secrets() == (entry.data[CONF_SECRET],)
-    # Every new pairing is announced in HA, with the list of secrets.
-    notices = persistent_notification._async_get_or_create_notifications(hass)
-    changed = notices[f"botpsy_{INSTANCE}_pairing_changed"]["message"]
-    assert "A new Home Assistant pairing was made" in changed
-    assert f"botpsy_{INSTANCE}_pairing_code" not in notices  # the used code's notice is gone
     await hass.async_block_till_done()
-    # A pairing nobody in HA made is revoked from HA, by the id the notification lists.
+    # A pairing nobody in HA made is revoked from HA by an admin, by its id.
     rogue = "r" * 64
     with (app_runner.data_dir / "integration_secrets").open("a") as file:
         file.write(f"{rogue}  # paired by someone else\n")
     await hass.services.async_call(
-        DOMAIN, "revoke_pairing", {"pairing_id": fingerprint(rogue)}, blocking=True
+        DOMAIN,
+        "revoke_pairing",
+        {"pairing_id": fingerprint(rogue)},
+        blocking=True,
+        context=Context(user_id=hass_admin_user.id),
     )
     await wait_for(lambda: secrets.secrets() == (entry.data[CONF_SECRET],), "the rogue revoked")
     assert await hass.config_entries.async_remove(entry.entry_id)
     await wait_for(lambda: secrets.secrets() == (), "the secret revoked")
-    await wait_for(
-        lambda: (
-            "A pairing was revoked"
-            in persistent_notification._async_get_or_create_notifications(hass)[
-                f"botpsy_{INSTANCE}_pairing_changed"
-            ]["message"]
-        ),
-        "the revocation announced",
-    )
 
 
 async def test_reconfigure_to_an_instance_another_entry_has(

@@ -23,6 +23,7 @@ SHARED_TOPICS = (
     "pairing_open",
     "pairing_revoke",
     "pairing_request",
+    "pairing_state",
     "policy_state",
 )
 

@@ -78,15 +78,16 @@ def _error_keys() -> set[str]:
 def test_every_key_the_code_uses_is_translated() -> None:
     english = translations("en")
     config, options = english["config"], english["options"]
+    fix_flow = english["issues"]["unknown_pairing"]["fix_flow"]  # repairs.py
     abort_reasons = _string_arguments("reason")
     assert abort_reasons, "the scan found nothing"
     for reason in abort_reasons:
-        assert reason in config["abort"] or reason in options["abort"], reason
+        assert any(reason in flow["abort"] for flow in (config, options, fix_flow)), reason
     for step in _string_arguments("step_id"):
-        assert step in config["step"] or step in options["step"], step
+        assert any(step in flow["step"] for flow in (config, options, fix_flow)), step
     for error in _error_keys():
         assert error in config["error"] or error in options["error"], error
-    issues = {"agent_offline", "no_model"}
+    issues = {"agent_offline", "no_model", "unknown_pairing"}
     assert issues <= english["issues"].keys()
     for key in _string_arguments("translation_key") - issues - {"access", "confirm_class"}:
         assert key in english["exceptions"], key

@@ -21,12 +21,12 @@ import yaml
 import botpsy_agent
 from custom_components.botpsy import PLATFORMS
 from custom_components.botpsy.answers import READ_TOOLS
-from custom_components.botpsy.const import APP_DOCS_URL, CONF_PAIRING_CODE, CONF_SECRET, DOMAIN
+from custom_components.botpsy.const import APP_DOCS_URL, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from tests.ha_home import HaHome
 from tests.ha_mqtt import wait_for
 from tests.integration.conftest import INSTANCE, SECRET, AppRunner, SetupEntry
-from tests.integration.test_config_flow import configure, pairing_code
+from tests.integration.test_config_flow import configure
 from tests.integration.test_conversation import AGENT, process, speech
 from tool_schemas.base import Access
 from tool_schemas.catalog import TOOLS
@@ -83,9 +83,7 @@ async def test_a_refused_signature_asks_to_re_pair_and_pairing_again_fixes_it(
     assert len(flows) == 1, "HA shows 're-pair BotPsy' (a reauthentication flow)"
     flow = flows[0]
     assert flow["step_id"] == "reauth_confirm"
-    result = await configure(hass, flow["flow_id"], {})
-    assert result["step_id"] == "pair"
-    result = await configure(hass, flow["flow_id"], {CONF_PAIRING_CODE: await pairing_code(hass)})
+    result = await configure(hass, flow["flow_id"], {})  # an admin confirms: it pairs
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "reauth_successful")
     assert entry.data[CONF_SECRET] not in {SECRET, "a-secret-the-app-never-saw-0123456789"}
     await hass.async_block_till_done()

@@ -228,6 +228,8 @@ async def test_ha_coming_online_makes_the_app_announce_again(
         "reload_model",
         "open_pairing",
     }
+    # The old button is announced as removed (a platform alone), so HA drops it.
+    assert config["components"].pop("open_pairing") == {"platform": "button"}
     for key, component in config["components"].items():
         assert component["unique_id"] == f"botpsy_{INSTANCE}_{key}"
         assert component["default_entity_id"] == f"{component['platform']}.botpsy_{INSTANCE}_{key}"

@@ -28,7 +28,6 @@ ENTITIES = {
     "busy": "binary_sensor",
     "health": "sensor",
     "reload_model": "button",
-    "open_pairing": "button",
 }
 
 
@@ -78,6 +77,8 @@ async def test_ha_discovers_the_agent_device_and_its_entities_follow_the_app(
         assert entity_id == f"{platform}.{DEVICE}_{key}"  # default_entity_id was honoured
         registered = entities.async_get(entity_id)
         assert registered is not None and registered.device_id == agent_device.id
+    # Issue 25: every HA user may press a button; pairing is no button's any more.
+    assert entities.async_get_entity_id("button", "mqtt", f"{DEVICE}_open_pairing") is None
     # HA restarting announces itself online: the app announces everything again.
     announced = service.announcements
     await mqtt.async_publish(hass, "homeassistant/status", "online", qos=1, retain=False)

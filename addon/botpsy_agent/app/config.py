@@ -56,7 +56,9 @@ DEFAULT_OPTIONS: Final[Mapping[str, Any]] = {
 }
 """The defaults, equal to `options:` in `addon/config.yaml`."""
 
-OPTIONAL_OPTIONS: Final = frozenset({"custom_model", "custom_model_sha256", "model_mirror"})
+OPTIONAL_OPTIONS: Final = frozenset(
+    {"custom_model", "custom_model_sha256", "model_mirror", "pairing_by_code"}
+)
 """Options that have no default: absent means not set (`?` in the config.yaml schema)."""
 
 
@@ -196,6 +198,9 @@ class Settings:
     """Options that were set but have no effect (e.g. a custom URL with a published model)."""
     model_server: ModelServerOption | None = None
     """None: no model server (the default)."""
+    pairing_by_code: bool | None = None
+    """Whether an admin's config flow may pair by code; None (unset): off under the
+    Supervisor, on elsewhere (`startup.pairing_by_code`)."""
 
     @property
     def models_dir(self) -> Path:
@@ -335,6 +340,7 @@ class _Reader:
         policy_file = self.get("policy_file", _policy_path(config_dir))
         log_level = self.get("log_level", _choice(LogLevel))
         audit_bodies = self.get("audit_message_bodies", _bool)
+        by_code = self.optional("pairing_by_code", _bool)
         if self.problems:
             return None
         return Settings(
@@ -350,6 +356,7 @@ class _Reader:
             data_dir=data_dir,
             notes=tuple(self.notes),
             model_server=model_server,
+            pairing_by_code=by_code,
         )
 
     def model_settings(self) -> ModelSettings:

@@ -30,7 +30,7 @@ from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.executor import Executor
 from botpsy_agent.ha.index import EntityIndex
-from botpsy_agent.ha.notices import PersistentNotices
+from botpsy_agent.ha.pairing_codes import HomeAssistantCodes
 from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.link.channel import IntegrationChannel
@@ -92,6 +92,8 @@ class RuntimeConfig:
     """How long a model job may ignore its cancellation before the worker is replaced."""
     supervisor: SupervisorAccess | None = None
     """Set under the Supervisor: the integration is offered through its discovery."""
+    pairing_by_code: bool = True
+    """Whether an admin's config flow may pair by code (`startup.pairing_by_code`)."""
 
 
 class App:
@@ -197,7 +199,9 @@ class App:
             policies=self.policies,
             known_user_ids=self._known_user_ids,
             supervisor=config.supervisor,
-            notices=PersistentNotices(self.client, config.api.instance),
+            codes=HomeAssistantCodes(self.client),
+            pairing_by_code=config.pairing_by_code,
+            is_admin=self._is_admin,
         )
         await self.integration.start()
         await self.integration.wait_online()
@@ -399,6 +403,10 @@ class App:
 
     def _user(self, user_id: str) -> HaUser | None:
         return next((u for u in self.index.users if u.user_id == user_id), None)
+
+    def _is_admin(self, user_id: str) -> bool:
+        user = self._user(user_id)
+        return user is not None and user.is_active and user.is_admin
 
     def _ensure_policy_file(self) -> None:
         path = self.config.policy_file

@@ -111,6 +111,7 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         broker = await resolve_broker(settings, session, environ)
         model = await resolve_model(settings, session)
     run_dir = environ.get(RUN_DIR_ENV)
+    supervisor = SupervisorAccess.from_environment(environ)
     return RuntimeConfig(
         ha=ha,
         broker=broker,
@@ -126,9 +127,18 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         model_server=model_server_settings(settings),
         thinking_budget=settings.model.thinking_budget,
         audit_message_bodies=settings.audit_message_bodies,
-        supervisor=SupervisorAccess.from_environment(environ),
+        supervisor=supervisor,
+        pairing_by_code=pairing_by_code(settings, under_supervisor=supervisor is not None),
         health_file=Path(run_dir) / HEALTH_FILE_NAME if run_dir else None,
     )
+
+
+def pairing_by_code(settings: Settings, *, under_supervisor: bool) -> bool:
+    """The `pairing_by_code` option, or when unset: off under the Supervisor (its discovery
+    shares the secret with Home Assistant), on elsewhere (the only way to pair)."""
+    if settings.pairing_by_code is not None:
+        return settings.pairing_by_code
+    return not under_supervisor
 
 
 def model_server_settings(settings: Settings) -> ServerSettings | None:

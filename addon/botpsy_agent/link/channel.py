@@ -3,23 +3,26 @@
 They run on a broker connection of their own (`botpsy-<instance>-integration`), beside the
 request front door, so neither can delay the other:
 
-    botpsy/<instance>/pairing/open             HA -> app   `PRESS`: open a pairing window
+    botpsy/<instance>/pairing/open             HA -> app   `PRESS`: ask HA for the code of an
+                                                           admin's pairing (opens nothing itself)
     botpsy/<instance>/pairing/request          HA -> app   pairing messages (`pairing.py`)
     botpsy/<instance>/pairing/response/<s>     app -> HA   their answers
     botpsy/<instance>/pairing/revoke           HA -> app   signed: revoke a paired secret
     botpsy/<instance>/pairing/status           app -> HA   retained `open` while a window is
                                                            open, else `closed` (also the will)
-    botpsy/<instance>/pairing/state            app -> HA   retained: the paired secrets (ids
-                                                           and labels, never the secrets)
+    botpsy/<instance>/pairing/state            app -> HA   retained, signed: the paired secrets
+                                                           (ids and labels, never the secrets)
     botpsy/<instance>/policy/set/<key>         HA -> app   retained, signed rules (`policy_sync.py`)
     botpsy/<instance>/policy/state             app -> HA   retained: the file's users and classes
 
 At start-up under the Supervisor, the channel also offers the integration to Home Assistant
 through the Supervisor's discovery, with the shared secret.
 
-The pairing code is shown in Home Assistant only (`HomeNotices`: persistent notifications),
-and so is every new pairing and revocation. Pairing messages that arrive while no window is
-open are answered at once, without the group arithmetic; at most `MAX_PAIRING_TASKS` run.
+A press on `pairing/open` is unsigned: anyone on the broker can send one. It only makes the
+app ask Home Assistant, over its own authenticated connection, for the code of a pairing an
+admin started in the config flow (`PairingCodes`); the window opens with that code, or not
+at all. Nobody is shown a code. Pairing messages that arrive while no window is open are
+answered at once, without the group arithmetic; at most `MAX_PAIRING_TASKS` run.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from botpsy_agent.link.pairing import (
     Pairing,
     Revocations,
     SecretStore,
-    display_code,
+    is_code,
     offer_to_home_assistant,
 )
 from botpsy_agent.link.policy_sync import PolicyUpdates
@@ -58,34 +61,24 @@ MAX_PAIRING_PAYLOAD = 4096
 MAX_POLICY_PAYLOAD = 65_536
 MAX_PAIRING_TASKS = 4
 """Pairing messages worked on at once; more are dropped (a flood must not pile up work)."""
-OPEN_COOLDOWN_S = 10.0
-"""While a window is open, at most one press in this time shows its notification again.
-A closed window opens at once: the guesses an attacker gets are bounded per window, and the
-windows by the SPAKE2 arithmetic, which runs one session at a time."""
 PAIRING_MESSAGES_PER_MINUTE = 30
 """Pairing messages (starts, confirmations) read a minute; more are dropped unread. One
 pairing takes two; a flood must not buy the arithmetic or an answer for each message."""
-OPEN_PRESSES_PER_MINUTE = 10
-"""`pairing/open` presses obeyed a minute; each may show a notification in HA."""
-CODE_NOTICE = "pairing_code"
-PAIRED_NOTICE = "pairing_changed"
+OPEN_PRESSES_PER_MINUTE = 6
+"""`pairing/open` presses obeyed a minute, each one question to Home Assistant; a config
+flow presses once per try."""
 
 
-class HomeNotices(Protocol):
-    """Shows the user something in Home Assistant (persistent notifications)."""
+class PairingCodes(Protocol):
+    """Where the code of a pairing an admin started comes from (`ha.pairing_codes`)."""
 
-    def show(self, key: str, title: str, message: str) -> Awaitable[None]: ...
-
-    def dismiss(self, key: str) -> Awaitable[None]: ...
+    def fetch(self, instance: str) -> Awaitable[str | None]: ...
 
 
-class NoNotices:
-    """Nowhere to show anything: pairing windows cannot be used (the code is never logged)."""
+class NoCodes:
+    """No connection to Home Assistant: no admin's pairing can be seen, none opens."""
 
-    async def show(self, key: str, title: str, message: str) -> None:
-        _LOGGER.warning("Cannot show %r in Home Assistant: no connection to it", title)
-
-    async def dismiss(self, key: str) -> None:
+    async def fetch(self, instance: str) -> str | None:
         return None
 
 
@@ -100,16 +93,21 @@ class IntegrationChannel:
         pairing: Pairing,
         policy: PolicyUpdates,
         supervisor: SupervisorAccess | None = None,
-        notices: HomeNotices | None = None,
+        codes: PairingCodes | None = None,
+        pairing_by_code: bool = True,
+        is_admin: Callable[[str], bool] = lambda _user_id: False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.pairing = pairing
-        self.revocations = Revocations(pairing.store)
+        self.revocations = Revocations(pairing.store, is_admin=is_admin)
         self.policy = policy
         self._supervisor = supervisor
-        self._notices = notices or NoNotices()
+        self._codes = codes or NoCodes()
+        self.pairing_by_code = pairing_by_code
+        """False: presses are ignored (under the Supervisor, unless an admin turned the
+        `pairing_by_code` option on); the Supervisor's discovery shares the secret."""
         self._clock = clock
-        self._last_open: float | None = None
+        self._fetching = False
         self._pairing_limit = RateLimiter(None, PAIRING_MESSAGES_PER_MINUTE, clock=clock)
         self._open_limit = RateLimiter(None, OPEN_PRESSES_PER_MINUTE, clock=clock)
         self._window_task: asyncio.Task[None] | None = None
@@ -143,7 +141,9 @@ class IntegrationChannel:
         policies: PolicyStore,
         known_user_ids: Callable[[], Iterable[str] | None],
         supervisor: SupervisorAccess | None = None,
-        notices: HomeNotices | None = None,
+        codes: PairingCodes | None = None,
+        pairing_by_code: bool = True,
+        is_admin: Callable[[str], bool] = lambda _user_id: False,
     ) -> IntegrationChannel:
         """The channel as the app runs it: secrets and revisions in the data folder."""
         store = SecretStore(data_dir / SECRETS_FILE)
@@ -160,17 +160,22 @@ class IntegrationChannel:
             pairing=Pairing(api.instance, store),
             policy=updates,
             supervisor=supervisor,
-            notices=notices,
+            codes=codes,
+            pairing_by_code=pairing_by_code,
+            is_admin=is_admin,
         )
 
     async def start(self) -> None:
         """Connect (in the background) and offer the integration through the Supervisor
         when the app runs under one. Pairing stays closed until someone opens a window."""
         await self.connection.start()
-        _LOGGER.info(
-            "Pairing with Home Assistant is closed; adding the BotPsy integration (or the "
-            "app device's Open pairing window button) opens it and shows the code there"
-        )
+        if self.pairing_by_code:
+            _LOGGER.info(
+                "Pairing with Home Assistant is closed until an admin adds the BotPsy "
+                "integration there (its config flow opens a window)"
+            )
+        else:
+            _LOGGER.info("Pairing by code is off (option pairing_by_code)")
         if self._supervisor is not None:
             await offer_to_home_assistant(
                 self._supervisor, self.pairing.instance, self.pairing.store
@@ -199,7 +204,9 @@ class IntegrationChannel:
         if self.connection.connected:
             status = "open" if self.pairing.is_open else "closed"
             self.connection.publish(self._topics.pairing_status, status, retain=True)
-            state = {"open": status == "open", "pairings": self.pairing.store.listing()}
+            secrets = [secret for secret, _ in self.pairing.store.entries()]
+            listing = {"open": status == "open", "pairings": self.pairing.store.listing()}
+            state = sign_app_message(listing, secrets)  # signed: HA raises issues from it
             self.connection.publish(self._topics.pairing_state, json_payload(state), retain=True)
 
     def publish_policy_state(self) -> None:
@@ -226,8 +233,7 @@ class IntegrationChannel:
         ):
             _LOGGER.warning("Ignored a retained or oversized message on %s", message.topic)
         elif message.topic == self._topics.pairing_open:
-            if not _over(self._open_limit, "pairing/open presses"):
-                self._open_pressed(message.payload)
+            self._open_pressed(message.payload)
         elif message.topic == self._topics.pairing_revoke:
             self._revoke(message.payload)
         elif message.topic == self._topics.pairing_request:
@@ -249,38 +255,37 @@ class IntegrationChannel:
     def _open_pressed(self, payload: bytes) -> None:
         if payload.strip() != b"PRESS":
             _LOGGER.warning("Ignored a pairing/open message: expected PRESS")
+        elif not self.pairing_by_code:
+            _LOGGER.info("Ignored a pairing/open press: pairing by code is off")
+        elif self._fetching:
+            _LOGGER.debug("Ignored a pairing/open press: Home Assistant is being asked already")
+        elif not _over(self._open_limit, "pairing/open presses"):
+            self._fetching = True
+            self._spawn(self._open_for_admin())
+
+    async def _open_for_admin(self) -> None:
+        """Open a window with the code of the pairing an admin started, if HA has one."""
+        try:
+            code = await self._codes.fetch(self.pairing.instance)
+        finally:
+            self._fetching = False
+        if code is None or not is_code(code):
+            _SECURITY.warning(
+                "Security event: a pairing/open press that no admin's pairing in Home "
+                "Assistant asked for; no window opened"
+            )
             return
-        now = self._clock()
-        recent = self._last_open is not None and now - self._last_open < OPEN_COOLDOWN_S
-        if self.pairing.is_open and recent:
-            _LOGGER.debug("Ignored a pairing/open press: the window's code was shown just now")
-            return
-        self._last_open = now
-        self.pairing.open_window()  # a window already open keeps its code
+        self.pairing.open_window(code)
         self.publish_pairing_state()
-        self._spawn(self._show_code())
         if self._window_task is None or self._window_task.done():
             self._window_task = asyncio.create_task(self._close_when_due())
 
-    async def _show_code(self) -> None:
-        closes_at = self.pairing.closes_at
-        minutes = 0 if closes_at is None else max(1, round((closes_at - self._clock()) / 60))
-        await self._notices.show(
-            CODE_NOTICE,
-            "BotPsy pairing code",
-            f"Pairing code for the BotPsy app ({self.pairing.instance}): "
-            f"**{display_code(self.pairing.code)}**\n\nType it into the BotPsy integration's "
-            f"setup within {minutes} minutes. It works once. If you did not open pairing, "
-            "ignore it: the window closes by itself.",
-        )
-
     async def _close_when_due(self) -> None:
-        """When the window ends (time, use or a wrong code): drop the code's notification."""
+        """When the window ends (time or use): say so on `pairing/status`."""
         while self.pairing.is_open:
             closes_at = self.pairing.closes_at or 0.0
             await asyncio.sleep(min(5.0, max(0.05, closes_at - self._clock())))
         self.publish_pairing_state()
-        await self._notices.dismiss(CODE_NOTICE)
 
     def _answer_closed(self, payload: bytes) -> None:
         """No window: the error answer, with no arithmetic and no task."""
@@ -303,29 +308,11 @@ class IntegrationChannel:
         self.connection.publish(topic, json_payload(answer))
         if answer["step"] == "paired":
             self.publish_pairing_state()
-            await self._notices.dismiss(CODE_NOTICE)
-            await self._announce_pairings(
-                f"A new Home Assistant pairing was made ({answer['id']})."
-            )
 
     def _revoke(self, payload: bytes) -> None:
         message = _json_object(payload)
-        if message is None or (label := self.revocations.handle(message)) is None:
-            return
-        self.publish_pairing_state()
-        self._spawn(self._announce_pairings(f"A pairing was revoked ({label})."))
-
-    async def _announce_pairings(self, what: str) -> None:
-        listing = self.pairing.store.listing()
-        lines = "\n".join(f"* `{p['id']}` {p['label']}" for p in listing) or "* none"
-        await self._notices.show(
-            PAIRED_NOTICE,
-            "BotPsy pairings changed",
-            f"{what}\n\nSecrets that may sign requests to the BotPsy app "
-            f"({self.pairing.instance}) now:\n{lines}\n\nIf you did not do this, remove "
-            "the pairing: revoke it (`botpsy.revoke_pairing`) or delete its line from the "
-            "app's `integration_secrets` file.",
-        )
+        if message is not None and self.revocations.handle(message) is not None:
+            self.publish_pairing_state()
 
     def _spawn(self, work: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(work)

@@ -5,22 +5,25 @@ door re-reads the file when it changes, `mqtt.signing.SecretFile`):
 
 * **Under the Supervisor** the app offers the integration to Home Assistant through the
   Supervisor's discovery (`POST /discovery`, service `botpsy`), secret included. Only Home
-  Assistant reads discovery messages; MQTT clients never see them.
-* **Anywhere** (and as a fallback) someone opens a **pairing window** on purpose from Home
-  Assistant (adding the integration, or the *Open pairing window* button of the app's device).
-  For `WINDOW_S` the app accepts pairing sessions for a fresh one-time code, which it shows
-  only in Home Assistant (a persistent notification), never in its log or on the broker. The
-  user types it into the config flow; the two run SPAKE2 (`spake2.py`) over MQTT, so a
-  listener on the broker learns nothing, and an active attacker gets one guess per session
-  and at most `MAX_SESSIONS_PER_WINDOW` sessions per window. One pairing, one wrong
-  confirmation or the end of the time closes the window; the next window has a new code.
-  While no window is open a pairing message costs nothing (no group arithmetic).
+  Assistant reads discovery messages; MQTT clients never see them. Pairing by code is then
+  off unless an admin turns the `pairing_by_code` option on.
+* **Anywhere else** an HA admin pairs in the integration's config flow (only admins can
+  run one). The flow makes a one-time code and keeps it in Home Assistant; the app fetches
+  it over its own authenticated Home Assistant connection, through a WebSocket command
+  only admins may call (`botpsy/pairing/code`), and opens a **pairing window** with it for
+  `WINDOW_S`. Nobody sees the code: not in a notification, a log or on the broker. The two
+  then run SPAKE2 (`spake2.py`) over MQTT, so a listener on the broker learns nothing, and
+  an active attacker gets one guess per session and at most `MAX_SESSIONS_PER_WINDOW`
+  sessions per window. A wrong confirmation ends only its own session; one pairing or the
+  end of the time closes the window. While no window is open a pairing message costs
+  nothing (no group arithmetic).
 
-Every new pairing is announced in Home Assistant. Paired secrets are listed (by a
-fingerprint and their label, never the secret) on the retained `pairing/state` topic, and a
-signed `revoke` message removes one (the integration sends it for its own secret when it is
-removed). Nothing is evicted silently: at `MAX_PAIRED_SECRETS` pairing is refused until one
-is revoked.
+Paired secrets are listed (by a fingerprint and their label, never the secret) on the
+retained, app-signed `pairing/state` topic; the integration raises a repair issue for each
+one an admin has not acknowledged. A signed `revoke` message removes a secret: its own
+with any secret (the integration sends it when it is removed), another one only when
+signed with the Supervisor's secret or for an HA admin (`user_id`). Nothing is evicted
+silently: at `MAX_PAIRED_SECRETS` pairing is refused until one is revoked.
 
 The pairing messages (topics under `botpsy/<instance>/pairing/`, docs/mqtt-api.md):
 
@@ -151,19 +154,10 @@ fingerprint = signing.secret_fingerprint
 # --- the pairing code ---------------------------------------------------------------------
 
 
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-
-
-def normalize_code(text: str) -> str:
-    """What a person typed, as the code: case, spaces and dashes do not matter, and the
-    letters people mistake for digits (O, I, L) count as those digits."""
-    cleaned = re.sub(r"[\s-]", "", text).upper()
-    return cleaned.translate(str.maketrans("OIL", "011"))
-
-
-def display_code(code: str) -> str:
-    return f"{code[:4]}-{code[4:]}"
+def is_code(text: str) -> bool:
+    """Whether `text` is a pairing code: `CODE_LENGTH` of `CODE_ALPHABET` (the integration
+    makes them alike; nobody types them)."""
+    return len(text) == CODE_LENGTH and all(c in CODE_ALPHABET for c in text)
 
 
 @dataclass
@@ -179,9 +173,9 @@ class Pairing:
     instance: str
     store: SecretStore
     clock: Callable[[], float] = time.monotonic
-    code: str = field(default_factory=new_code, repr=False)
-    """The code of the current (or next) window, normalised. Shown only in Home Assistant
-    while a window is open; never logged, never on the broker; replaced when a window closes."""
+    code: str | None = field(default=None, init=False, repr=False)
+    """The code of the open window, from Home Assistant; None while pairing is closed.
+    Never logged, never on the broker."""
     closes_at: float | None = field(default=None, init=False)
     """When the open window closes (`clock` time); None: pairing is closed."""
     _sessions: dict[str, _Session] = field(default_factory=dict, init=False)
@@ -193,21 +187,20 @@ class Pairing:
             self.close("the pairing window timed out")
         return self.closes_at is not None
 
-    def open_window(self) -> bool:
-        """Open a window (for `WINDOW_S`); False when one is open already, which keeps its
-        code and its end (pressing again must not change the code a user is typing)."""
-        if self.is_open:
-            return False
-        self.closes_at = self.clock() + WINDOW_S
-        self._started = 0
+    def open_window(self, code: str) -> None:
+        """Open a window for `code` (an admin's config flow made it) for `WINDOW_S`. A
+        window already open is replaced: its flow's code is the older one."""
+        if not is_code(code):
+            raise ValueError("not a pairing code")
+        self.close("replaced by a new pairing")
+        self.code, self.closes_at, self._started = code, self.clock() + WINDOW_S, 0
         _LOGGER.info("Pairing window open for %d minutes", WINDOW_S // 60)
-        return True
 
     def close(self, reason: str) -> None:
         """Close the window (if open): its code and sessions are void from now on."""
         if self.closes_at is None:
             return
-        self.closes_at, self.code, self._started = None, new_code(), 0
+        self.closes_at, self.code, self._started = None, None, 0
         self._sessions.clear()
         _LOGGER.info("Pairing window closed: %s", reason)
 
@@ -222,7 +215,9 @@ class Pairing:
         if message.get("v") != PROTOCOL_VERSION:
             return _error(session, "unsupported_version", f"pairing speaks v{PROTOCOL_VERSION}")
         if not self.is_open:
-            return _error(session, "pairing_closed", "no pairing window is open; open one in HA")
+            return _error(
+                session, "pairing_closed", "no pairing window is open; pair from HA's config flow"
+            )
         match message.get("step"):
             case "start":
                 return self._start(session, message)
@@ -244,6 +239,7 @@ class Pairing:
             t = spake2.element_from_hex(message.get("share"))
         except spake2.Spake2Error as err:
             return _error(session, "invalid_message", f"share: {err}")
+        assert self.code is not None  # the window is open
         w = spake2.password_scalar(self.code, self.instance)
         y = spake2.random_exponent()
         s = spake2.share(y, w, spake2.N)
@@ -269,8 +265,9 @@ class Pairing:
         if pending is None:
             return _error(session, "unknown_session", "no such session (expired?); start again")
         if not spake2.tags_match(pending.keys.confirm_a, message.get("confirm")):
+            # Only this session ends: a stranger's wrong guess must not close the window an
+            # admin is pairing through (the guesses are bounded by the sessions per window).
             _LOGGER.warning("A pairing attempt failed: the other side does not know the code")
-            self.close("a pairing attempt failed")
             return _error(session, "wrong_code", "the pairing code does not match")
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.store.put(pending.keys.secret, f"{PAIRED_LABEL} {stamp}")
@@ -292,16 +289,26 @@ class Pairing:
 class Revocations:
     """Signed requests to revoke a paired secret, on `pairing/revoke`:
 
-        {"v": 1, "revoke": "self" | "<fingerprint>", "ts": 1796000000, "sig": "..."}
+        {"v": 1, "revoke": "self" | "<fingerprint>", "user_id": "<HA user>"?, "ts": 1796000000,
+         "sig": "..."}
 
     signed (`mqtt.signing`) with a secret the app holds; `self` is the signing secret (what
-    the integration sends when it is removed). `ts` must be within `REVOKE_WINDOW_S` of now
-    and each signature is accepted once.
+    the integration sends when it is removed). Another secret may be revoked only by the
+    Supervisor's secret or for a user Home Assistant says is an admin (`user_id`, under the
+    signature): a second pairing must not throw Home Assistant's out. `ts` must be within
+    `REVOKE_WINDOW_S` of now and each signature is accepted once.
     """
 
-    def __init__(self, store: SecretStore, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: SecretStore,
+        clock: Callable[[], float] = time.time,
+        *,
+        is_admin: Callable[[str], bool] = lambda _user_id: False,
+    ) -> None:
         self.store = store
         self._clock = clock
+        self._is_admin = is_admin
         self._seen: dict[str, float] = {}
 
     def handle(self, message: Mapping[str, Any]) -> str | None:
@@ -315,26 +322,44 @@ class Revocations:
             and isinstance(ts, int)
             and not isinstance(ts, bool)
             and isinstance(target, str)
+            and isinstance(message.get("user_id", ""), str)
         ):
             _LOGGER.warning("Ignored a malformed revoke message")
             return None
         if abs(now - ts) > REVOKE_WINDOW_S or sig in self._seen:
             _LOGGER.warning("Security event: a stale or replayed revoke message was ignored")
             return None
-        signer = None
-        for secret, _ in self.store.entries():  # every secret is tried, match or not
-            if hmac.compare_digest(signing.signature(message, secret), sig):
-                signer = secret
+        signer = self._signer(message, sig)
         if signer is None:
             _LOGGER.warning("Security event: a revoke message without a valid signature")
             return None
+        own = fingerprint(signer)
+        victim = own if target == "self" else target
+        if victim != own and not self._may_revoke_others(signer, message.get("user_id")):
+            _LOGGER.warning(
+                "Security event: a revoke of another pairing, neither from the Supervisor's "
+                "secret nor for an HA admin, was refused"
+            )
+            return None
         self._seen[sig] = float(ts)
-        revoked = self.store.revoke(fingerprint(signer) if target == "self" else target)
+        revoked = self.store.revoke(victim)
         if revoked is None:
             _LOGGER.warning("A revoke message named no known secret")
         else:
             _LOGGER.info("Revoked the shared secret %r", revoked)
         return revoked
+
+    def _signer(self, message: Mapping[str, Any], sig: str) -> str | None:
+        signer = None
+        for secret, _ in self.store.entries():  # every secret is tried, match or not
+            if hmac.compare_digest(signing.signature(message, secret), sig):
+                signer = secret
+        return signer
+
+    def _may_revoke_others(self, signer: str, user_id: object) -> bool:
+        if signer == self.store.find(SUPERVISOR_LABEL):
+            return True
+        return isinstance(user_id, str) and bool(user_id) and self._is_admin(user_id)
 
 
 def _error(session: str, code: str, message: str) -> dict[str, Any]:

@@ -205,15 +205,8 @@ def discovery_payload(settings: ApiSettings) -> dict[str, Any]:
                 entity_category="config",
                 **available,
             ),
-            "open_pairing": entity(
-                "button",
-                "open_pairing",
-                "Open pairing window",
-                command_topic=topics.pairing_open,
-                payload_press="PRESS",
-                icon="mdi:link-variant",
-                entity_category="config",
-                **available,
-            ),
+            # Removed (a platform and nothing else removes it from HA): every HA user may
+            # press a button, and only an admin may open the door (config flow).
+            "open_pairing": {"platform": "button"},
         },
     }
