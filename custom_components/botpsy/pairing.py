@@ -25,6 +25,7 @@ from homeassistant.components import mqtt, websocket_api
 from homeassistant.components.websocket_api.connection import ActiveConnection
 from homeassistant.components.websocket_api.decorators import require_admin, websocket_command
 from homeassistant.core import HomeAssistant, callback
+from homeassistant.exceptions import HomeAssistantError
 import probatio
 
 from . import spake2
@@ -116,7 +117,10 @@ def _ws_pairing_code(
 async def async_pair(hass: HomeAssistant, instance: str) -> str:
     """The shared secret agreed with the app `instance`, by a code only HA and the app see."""
     async with PairingCodes.of(hass).offered(instance) as offer:
-        await mqtt.async_publish(hass, AgentTopics(instance).pairing_open, "PRESS", qos=QOS)
+        try:
+            await mqtt.async_publish(hass, AgentTopics(instance).pairing_open, "PRESS", qos=QOS)
+        except HomeAssistantError:  # HA's MQTT integration is not connected (or not set up)
+            raise PairingError("cannot_connect") from None
         try:
             async with asyncio.timeout(FETCH_TIMEOUT_S):
                 await offer.fetched.wait()
@@ -205,7 +209,9 @@ async def async_probe(hass: HomeAssistant, instance: str, secret: str, reply_key
             via="setup",
             timeout_s=PROBE_TIMEOUT_S,
         )
-    except TimeoutError, AgentUnavailable:
+    except TimeoutError, AgentUnavailable, HomeAssistantError:
+        # HomeAssistantError: HA's MQTT integration is not set up yet (BotPsy discovered and
+        # confirmed before Mosquitto's card): a form error, not "Unknown error".
         raise PairingError("cannot_connect") from None
     finally:
         await link.async_stop()

@@ -67,7 +67,7 @@ async def test_no_broker(
     )
     assert result["description_placeholders"] == {"found": "0"}
     with pytest.raises(PairingError) as raised:
-        await async_pair(hass, INSTANCE, "ABCD-EFGH")
+        await async_pair(hass, INSTANCE)
     assert raised.value.reason == "cannot_connect"
     # Assist and the action say what is wrong.
     result = await process(hass, "turn off the kitchen lights", ha_home.users["Daniel"])
