@@ -108,8 +108,11 @@ class IntegrationChannel:
         `pairing_by_code` option on); the Supervisor's discovery shares the secret."""
         self._clock = clock
         self._fetching = False
-        self._pairing_limit = RateLimiter(None, PAIRING_MESSAGES_PER_MINUTE, clock=clock)
-        self._open_limit = RateLimiter(None, OPEN_PRESSES_PER_MINUTE, clock=clock)
+        # Messages, not requesters: no share of these minutes is kept for HA users.
+        self._pairing_limit = RateLimiter(
+            None, PAIRING_MESSAGES_PER_MINUTE, clock=clock, ha_users_share=0
+        )
+        self._open_limit = RateLimiter(None, OPEN_PRESSES_PER_MINUTE, clock=clock, ha_users_share=0)
         self._window_task: asyncio.Task[None] | None = None
         self._topics = topics = Topics.of(api)
         client_id = broker.client_id or f"botpsy-{api.instance}"

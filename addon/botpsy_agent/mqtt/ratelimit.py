@@ -73,7 +73,10 @@ class RateLimiter:
         *,
         clock: Callable[[], float] = time.monotonic,
         max_tracked: int = MAX_TRACKED,
+        ha_users_share: float = HA_USERS_SHARE,
     ) -> None:
+        """`ha_users_share`: the part of `global_` kept for signed HA users; 0 where there
+        are no principals (the pairing channel's limits count messages, not requesters)."""
         for name, value in (("per_principal", per_principal), ("global", global_)):
             if value is not None and value < 1:
                 raise ValueError(f"rate limit {name} must be at least 1 a minute, got {value}")
@@ -82,7 +85,7 @@ class RateLimiter:
         self._clock = clock
         self._max_tracked = max_tracked
         now = clock()
-        self.reserved = _reserve(global_)
+        self.reserved = _reserve(global_, ha_users_share)
         """Requests a minute of the global limit that only signed HA users may take."""
         self._common = _Bucket(float((global_ or 0) - self.reserved), now)
         self._reserve = _Bucket(float(self.reserved), now)
@@ -143,10 +146,10 @@ class RateLimiter:
             del self._buckets[next(iter(self._buckets))]  # least recently used
 
 
-def _reserve(global_: int | None) -> int:
-    if global_ is None or global_ < 2:
+def _reserve(global_: int | None, share: float) -> int:
+    if global_ is None or global_ < 2 or share <= 0:
         return 0
-    return max(1, round(global_ * HA_USERS_SHARE))
+    return max(1, round(global_ * share))
 
 
 def _wait(bucket: _Bucket, per_minute: int) -> float:
