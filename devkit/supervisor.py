@@ -8,6 +8,9 @@ calls the app makes, in the Supervisor's shapes (`{"result": "ok", "data": ...}`
   HTTP 400, as when no broker app is installed);
 * `POST /discovery` -> records the message and answers a uuid; a service the app did not
   declare is refused with HTTP 403, as the Supervisor does.
+* `GET /addons/<slug>/info` -> the slug and options of an app in `apps` (an unknown slug:
+  HTTP 400, "does not exist"); with `hassio_api` False, HTTP 403 as the Supervisor answers
+  an app whose config lacks `hassio_api: true`.
 
 Used by the app's tests, the start-up test and the demo.
 """
@@ -34,6 +37,8 @@ class MqttServiceData:
     password: str = field(default_factory=lambda: secrets.token_hex(32), repr=False)
     ssl: bool = False
     protocol: str = "3.1.1"
+    provider: str = "core_mosquitto"
+    """The app that registered the service."""
 
 
 @dataclass
@@ -45,6 +50,10 @@ class SupervisorStandIn:
     discovery_services: tuple[str, ...] = ("botpsy",)
     """The `discovery:` list of the app's config.yaml."""
     port: int = field(default_factory=free_port)
+    apps: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The options of installed apps, by slug (`GET /addons/<slug>/info`)."""
+    hassio_api: bool = True
+    """Whether the app's config has `hassio_api: true` (else other apps' info is refused)."""
     discoveries: list[dict[str, Any]] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
     """`METHOD /path` of every request, authorised or not."""
@@ -58,6 +67,7 @@ class SupervisorStandIn:
         app = web.Application()
         app.router.add_get("/services/mqtt", self._mqtt_service)
         app.router.add_post("/discovery", self._discovery)
+        app.router.add_get("/addons/{slug}/info", self._app_info)
         runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", self.port, reuse_address=True).start()
@@ -82,7 +92,7 @@ class SupervisorStandIn:
             return _error("Service not enabled", status=400)
         return _ok(
             {
-                "app": "core_mosquitto",
+                "app": self.mqtt.provider,
                 "host": self.mqtt.host,
                 "port": self.mqtt.port,
                 "ssl": self.mqtt.ssl,
@@ -105,6 +115,16 @@ class SupervisorStandIn:
             )
         self.discoveries.append(body)
         return _ok({"uuid": uuid.uuid4().hex})
+
+    async def _app_info(self, request: web.Request) -> web.Response:
+        if refusal := self._refusal(request):
+            return refusal
+        if not self.hassio_api:
+            return web.Response(status=403, text="403: Forbidden")
+        slug = request.match_info["slug"]
+        if slug not in self.apps:
+            return _error(f"App {slug} does not exist", status=400)
+        return _ok({"slug": slug, "state": "started", "options": self.apps[slug]})
 
 
 def _ok(data: dict[str, Any]) -> web.Response:

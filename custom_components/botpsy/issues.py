@@ -1,9 +1,13 @@
-"""Repair issues that follow what the app reports: offline, running without a model, or
-holding a secret no admin has acknowledged.
+"""Repair issues that follow what the app reports: offline, running without a model, on a
+broker without an ACL, or holding a secret no admin has acknowledged.
 
 A restart of the app (an update) is offline for seconds and a first start loads its model
 for minutes, so an issue appears only when the state lasts (`OFFLINE_ISSUE_DELAY_S`,
 `NO_MODEL_ISSUE_DELAY_S`), and goes as soon as the app is back or has its model.
+
+A broker without an ACL (`BROKER_WITHOUT_ACL`) is an issue as soon as the app's signed
+`info` says `broker_acl: off`, and goes when it says `on`; `unknown` (the app cannot tell:
+another broker than the Mosquitto app) leaves it as it is. Unsigned `info` is never read.
 
 Every secret the app lists (its signed `pairing/state`) other than this entry's own, the
 Supervisor's and those an admin acknowledged is an issue at once (`UNKNOWN_PAIRING`): its
@@ -26,6 +30,7 @@ from .link import AgentLink
 OFFLINE = "agent_offline"
 NO_MODEL = "no_model"
 UNKNOWN_PAIRING = "unknown_pairing"
+BROKER_WITHOUT_ACL = "broker_without_acl"
 OFFLINE_ISSUE_DELAY_S = 60.0
 """An app restart (an update) takes seconds: only a longer silence is a repair issue."""
 NO_MODEL_ISSUE_DELAY_S = 900.0
@@ -50,12 +55,18 @@ class AgentIssues:
         link = self._link
         self._follow(OFFLINE, link.online is False, OFFLINE_ISSUE_DELAY_S)
         self._follow(NO_MODEL, link.online is True and link.model is None, NO_MODEL_ISSUE_DELAY_S)
+        acl = link.broker_acl
+        if acl == "off" and not self._exists(BROKER_WITHOUT_ACL):
+            self._create(BROKER_WITHOUT_ACL, ir.IssueSeverity.WARNING)
+        elif acl == "on":
+            ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(BROKER_WITHOUT_ACL))
 
     @callback
     def close(self) -> None:
         """The entry unloads: no timers left, no issues about an entry that is gone."""
         for kind in (OFFLINE, NO_MODEL):
             self._follow(kind, False, 0)
+        ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(BROKER_WITHOUT_ACL))
 
     def _follow(self, kind: str, present: bool, delay_s: float) -> None:
         if not present:
@@ -70,17 +81,22 @@ class AgentIssues:
         @callback
         def create(_now: object) -> None:
             self._timers.pop(kind, None)
-            ir.async_create_issue(
-                self.hass,
-                DOMAIN,
-                self.issue_id(kind),
-                is_fixable=False,
-                severity=ir.IssueSeverity.ERROR if kind == OFFLINE else ir.IssueSeverity.WARNING,
-                translation_key=kind,
-                translation_placeholders={"instance": self._link.instance},
+            self._create(
+                kind, ir.IssueSeverity.ERROR if kind == OFFLINE else ir.IssueSeverity.WARNING
             )
 
         return create
+
+    def _create(self, kind: str, severity: ir.IssueSeverity) -> None:
+        ir.async_create_issue(
+            self.hass,
+            DOMAIN,
+            self.issue_id(kind),
+            is_fixable=False,
+            severity=severity,
+            translation_key=kind,
+            translation_placeholders={"instance": self._link.instance},
+        )
 
     def _exists(self, kind: str) -> bool:
         return ir.async_get(self.hass).async_get_issue(DOMAIN, self.issue_id(kind)) is not None

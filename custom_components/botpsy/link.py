@@ -150,6 +150,13 @@ class AgentLink:
         return str(version) if version is not None else None
 
     @property
+    def broker_acl(self) -> str | None:
+        """What the app found of the broker's ACL: `on`, `off`, `unknown`; None when its
+        signed `info` does not say (an older app)."""
+        acl = (self.info or {}).get("broker_acl")
+        return acl if acl in ("on", "off", "unknown") else None
+
+    @property
     def model(self) -> str | None:
         model = (self.info or {}).get("model")
         return str(model.get("file")) if isinstance(model, dict) else None

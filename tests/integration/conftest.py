@@ -125,7 +125,9 @@ class AppRunner:
         model: bool,
         supervisor: SupervisorAccess | None = None,
         api: ApiSettings | None = None,
+        **fields: Any,
     ) -> RuntimeConfig:
+        """`fields`: more of `RuntimeConfig` (`broker_from_supervisor`, `share_dir`, …)."""
         return runtime_config(
             self.ha_api,
             self.broker,
@@ -140,6 +142,7 @@ class AppRunner:
             model_timeout_s=20.0,
             health_file=self.folder / "health.json",
             supervisor=supervisor,
+            **fields,
         )
 
     async def start(
@@ -149,11 +152,12 @@ class AppRunner:
         secret: str | None = SECRET,
         supervisor: SupervisorAccess | None = None,
         api: ApiSettings | None = None,
+        **fields: Any,
     ) -> App:
         """A running app; `secret` is in its secrets file already (as after pairing)."""
         policy = POLICY.format(minji=self.home.users["Min-ji"])
         write_app_files(self.folder, policy=policy, secret=secret)
-        app = App(self.config(model=model, supervisor=supervisor, api=api))
+        app = App(self.config(model=model, supervisor=supervisor, api=api, **fields))
         await app.start()
         self.running.append(app)
         return app

@@ -21,10 +21,13 @@ import logging
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import aiohttp
+
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
 from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.app.broker_acl import SHARE_DIR, BrokerAcl, find_broker_acl
 from botpsy_agent.app.health import HealthState
-from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.app.supervisor import SupervisorAccess, SupervisorClient
 from botpsy_agent.audit.log import AuditLog, audit_path
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.errors import HaError
@@ -94,6 +97,11 @@ class RuntimeConfig:
     """Set under the Supervisor: the integration is offered through its discovery."""
     pairing_by_code: bool = True
     """Whether an admin's config flow may pair by code (`startup.pairing_by_code`)."""
+    broker_from_supervisor: bool = False
+    """The broker is the one the Supervisor offers (no `mqtt.host` option): the app can
+    then check its ACL (`broker_acl.py`); otherwise `info` says `broker_acl: unknown`."""
+    share_dir: Path = SHARE_DIR
+    """Where the Mosquitto app's extra configuration (its ACL file) is read from."""
 
 
 class App:
@@ -133,6 +141,8 @@ class App:
         self.time_zone: tzinfo = ZoneInfo("UTC")
         self._tasks: list[asyncio.Task[None]] = []
         self._unsubscribe: list[Callable[[], None]] = []
+        self._acl_check: asyncio.Task[None] | None = None
+        self._mqtt_connects = 0
 
     # --- start and stop ------------------------------------------------------------------------
 
@@ -187,8 +197,10 @@ class App:
             message_bodies=config.audit_message_bodies,
             known_principal=self._policy_names,
             answers_question=self.agent.admits_answer,
+            broker_acl=await self._find_broker_acl(),
         )
         self.mqtt.on_connection.append(self._mqtt_state)
+        self.mqtt.on_connection.append(self._check_broker_acl_again)
         self.mqtt.model_stats = lambda: model_stats(self.worker)
         await self.mqtt.start()
         await self.mqtt.wait_online()
@@ -222,6 +234,9 @@ class App:
         _LOGGER.info("Ready (instance %s)", config.api.instance)
 
     async def stop(self) -> None:
+        if self._acl_check is not None:
+            self._tasks.append(self._acl_check)
+            self._acl_check = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -366,6 +381,32 @@ class App:
         elif state is ConnectionState.RECONNECTING:
             problem = "Home Assistant connection lost; reconnecting"
         self._problem("ha", problem)
+
+    async def _find_broker_acl(self) -> BrokerAcl:
+        """Whether the broker has an ACL, as far as the app can tell (issue 25, finding 3)."""
+        access = self.config.supervisor
+        if access is None or not self.config.broker_from_supervisor:
+            return await find_broker_acl(None)
+        async with aiohttp.ClientSession() as session:
+            client = SupervisorClient(
+                session, access.token, url=access.url, timeout_s=5.0, attempts=2
+            )
+            return await find_broker_acl(client, share_dir=self.config.share_dir)
+
+    def _check_broker_acl_again(self, connected: bool) -> None:
+        """On every reconnect (the first connect was checked before it): the broker may have
+        restarted with another configuration."""
+        if not connected:
+            return
+        self._mqtt_connects += 1
+        if self._mqtt_connects == 1 or (self._acl_check and not self._acl_check.done()):
+            return
+        self._acl_check = asyncio.create_task(self._recheck_broker_acl(), name="botpsy-acl")
+
+    async def _recheck_broker_acl(self) -> None:
+        acl = await self._find_broker_acl()
+        if self.mqtt is not None:
+            self.mqtt.set_broker_acl(acl)
 
     def _mqtt_state(self, connected: bool) -> None:
         self.health.update(mqtt_connected=connected)

@@ -129,6 +129,7 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         audit_message_bodies=settings.audit_message_bodies,
         supervisor=supervisor,
         pairing_by_code=pairing_by_code(settings, under_supervisor=supervisor is not None),
+        broker_from_supervisor=supervisor is not None and not settings.mqtt.replaces_service,
         health_file=Path(run_dir) / HEALTH_FILE_NAME if run_dir else None,
     )
 

@@ -9,6 +9,9 @@ it). Answers are `{"result": "ok", "data": {...}}` or `{"result": "error", "mess
   `services: ["mqtt:need"]`, so the Supervisor lets it read them.
 * `POST /discovery` with `{"service": "botpsy", "config": {...}}` offers the BotPsy
   integration in Home Assistant (the config declares `discovery: ["botpsy"]`).
+* `GET /addons/<slug>/info` describes another app, its options included: the broker ACL
+  check reads one option of the Mosquitto app (`app_option`). Outside `/addons/self`, this
+  needs `hassio_api: true` in the config; the default role may read any `…/info`.
 """
 
 from __future__ import annotations
@@ -74,6 +77,9 @@ class MqttService:
     username: str | None
     password: Secret | None
     protocol: str
+    provider: str | None = None
+    """The slug of the app that offers the broker (`core_mosquitto` for HA's Mosquitto
+    app); older Supervisors call the field `addon`, newer ones `app`."""
 
 
 class SupervisorClient:
@@ -135,11 +141,19 @@ class SupervisorClient:
                 username=data.get("username") or None,
                 password=Secret(str(password)) if password else None,
                 protocol=str(data.get("protocol") or "3.1.1"),
+                provider=_provider(data),
             )
         except (KeyError, TypeError, ValueError) as err:
             raise SupervisorError(
                 "bad_response", f"the MQTT service answer lacks a usable {err}"
             ) from None
+
+    async def app_option(self, slug: str, option: str) -> object:
+        """One top-level option of the app `slug` (None when unset). Only that option is
+        kept: the others may hold credentials (the Mosquitto app's `logins`)."""
+        data = await self._request("GET", f"/addons/{slug}/info")
+        options = data.get("options")
+        return options.get(option) if isinstance(options, dict) else None
 
     async def publish_discovery(self, config: Mapping[str, Any]) -> str:
         """Offer the BotPsy integration to Home Assistant; returns the discovery's uuid."""
@@ -189,6 +203,11 @@ class SupervisorClient:
                 f"cannot reach the Supervisor at {self.url} ({_describe(err)})",
             ) from None
         return _unwrap(status, payload, f"{method} {path}")
+
+
+def _provider(data: Mapping[str, Any]) -> str | None:
+    slug = data.get("addon") or data.get("app")
+    return slug if isinstance(slug, str) else None
 
 
 def _describe(err: BaseException) -> str:

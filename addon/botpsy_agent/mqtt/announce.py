@@ -32,7 +32,12 @@ class AnnouncedModel:
     architecture: str | None = None
 
 
-def info_payload(settings: ApiSettings, model: AnnouncedModel | None) -> dict[str, Any]:
+def info_payload(
+    settings: ApiSettings, model: AnnouncedModel | None, broker_acl: str = "unknown"
+) -> dict[str, Any]:
+    """`info` before signing. `broker_acl` (`on`, `off`, `unknown`) is what the app found
+    about the broker's ACL (`app/broker_acl.py`); the integration raises a repair issue
+    for `off`."""
     topics = Topics.of(settings)
     return {
         "api_version": API_VERSION,
@@ -44,6 +49,7 @@ def info_payload(settings: ApiSettings, model: AnnouncedModel | None) -> dict[st
         "languages": list(settings.languages),
         "tools_version": catalog_version(),
         "capabilities": list(CAPABILITIES),
+        "broker_acl": broker_acl,
         "limits": {
             "max_payload_bytes": settings.max_payload_bytes,
             "max_text_chars": settings.max_text_chars,

@@ -80,10 +80,13 @@ class MqttService:
         message_bodies: bool = False,
         known_principal: PrincipalCheck = lambda principal: True,
         answers_question: AnswerCheck = lambda request: False,
+        broker_acl: str = "unknown",
     ) -> None:
         self.api = api or ApiSettings()
         self.topics = Topics.of(self.api)
         self._model = model
+        self._broker_acl = broker_acl
+        """What `info` says of the broker's ACL: `on`, `off` or `unknown` (D64)."""
         self._on_reload_model = on_reload_model
         replay = ReplayGuard(self.api.replay_window_s)
         self._secrets = secrets or StaticSecrets()
@@ -188,6 +191,13 @@ class MqttService:
         if self.online:
             self._publish_info()
 
+    def set_broker_acl(self, broker_acl: str) -> None:
+        """What the app found out about the broker's ACL (again): `info` follows."""
+        if broker_acl != self._broker_acl:
+            self._broker_acl = broker_acl
+            if self.online:
+                self._publish_info()
+
     def set_health(self, problems: Sequence[str]) -> None:
         """What is wrong with the app now (empty: nothing); the stats topic and HA's
         *Health* sensor show it."""
@@ -211,7 +221,8 @@ class MqttService:
         self._publish_stats()
 
     def _publish_info(self) -> None:
-        payload = json_payload(self._signed(info_payload(self.api, self._model)))
+        info = info_payload(self.api, self._model, self._broker_acl)
+        payload = json_payload(self._signed(info))
         self.connection.publish(self.topics.info, payload, retain=True)
 
     def _status(self, state: str) -> bytes:
