@@ -56,6 +56,7 @@ from botpsy_agent.llm.planning import (
     Planner,
     PlanRequest,
     RawCall,
+    RejectedCall,
     request_context,
 )
 from botpsy_agent.policy import (
@@ -256,6 +257,11 @@ class BotPsyAgent:
                 turn.status, turn.error = self._model_failure(request, err)
                 return
             turn.timings.model_ms += plan.model_ms
+            if plan.rejected:
+                # The model ignored its grammar (a fake or intercepted model server): its
+                # turn is reported, never run, and nothing more is asked of it.
+                turn.steps.extend(self._rejected(r, job) for r in plan.rejected)
+                return
             said = {json.dumps([c.name, c.arguments], sort_keys=True) for c in plan.calls}
             if said and said <= made:
                 break  # the same calls again: no progress, and each would be said again
@@ -331,6 +337,17 @@ class BotPsyAgent:
             if step.status in _ENDS_TURN:
                 break
         return steps
+
+    def _rejected(self, rejected: RejectedCall, job: _Job) -> _Step:
+        report = ActionReport(
+            rejected.call.name,
+            dict(rejected.call.arguments),
+            decision=Decision.NONE,
+            outcome=Outcome.FAILED,
+            error=ErrorInfo("outside_grammar", rejected.reason),
+        )
+        speech = self._phrases.say(job.language, "errors.invalid_call")
+        return _Step(report, Status.ERROR, speech, {"error": {"code": "outside_grammar"}})
 
     @staticmethod
     def _request_words(job: _Job) -> grounding.Request:

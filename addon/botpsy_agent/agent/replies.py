@@ -51,6 +51,9 @@ class Replies:
             option=args.get("option", ""),
             summary=args.get("summary", ""),
             item=args.get("item", ""),
+            # What was sent is said back as executed (issue 25, finding 2): the user hears
+            # the words, not only that "a message" went.
+            message=_spoken_content(str(args.get("message", ""))),
             when=when,
         )
 
@@ -190,11 +193,14 @@ class Replies:
 MAX_CONTENT_CHARS = 200
 
 
+def _spoken_content(text: str) -> str:
+    return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"
+
+
 def _content(args: dict[str, Any]) -> str:
     """What a message or an event would say, for the confirmation question."""
     parts = [str(args[k]) for k in ("title", "summary", "message") if args.get(k)]
     when = args.get("start") or args.get("start_date")
     if when and parts:
         parts.append(str(when).replace("T", " "))
-    text = " / ".join(parts)
-    return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"
+    return _spoken_content(" / ".join(parts))
