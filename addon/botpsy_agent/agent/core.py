@@ -74,6 +74,7 @@ from botpsy_agent.policy import (
 from tool_schemas.actions import describe
 from tool_schemas.base import Access, MappingContext, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
+from tool_schemas.conversation import AskUser
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -126,6 +127,9 @@ class _Job:
     policy: Policy
     now: datetime
     turn: _Turn
+    offer: Offer | None = None
+    """What the model was offered (the model path): what a question may name, and what the
+    app says it can do when no tool fits."""
 
     @property
     def language(self) -> str:
@@ -232,7 +236,7 @@ class BotPsyAgent:
     async def _model_loop(self, job: _Job) -> None:
         assert self.planner is not None
         request, home, now, turn = job.request, job.home, job.now, job.turn
-        offer = self.offer_for(request.principal, home, job.policy, now)
+        offer = job.offer = self.offer_for(request.principal, home, job.policy, now)
         self._recent[request.principal.key] = (request.principal, time.monotonic())
         area = home.areas[request.area_id].name if request.area_id in home.areas else None  # type: ignore[index]
         user = {"role": "user", "content": f"{request_context(now, area_name=area)} {request.text}"}
@@ -371,12 +375,10 @@ class BotPsyAgent:
         language = request.language
         arguments = call.model_dump(exclude_none=True, mode="json")
         report = ActionReport(call.name, arguments)
-        if call.name == "ask_user":
-            report.outcome = Outcome.PLANNED
-            question = str(arguments["question"])
-            return _Step(report, Status.NEEDS_CLARIFICATION, question, {"asked": question})
+        if isinstance(call, AskUser):
+            return self._ask(report, call, job, words)
         if call.name == "no_tool_fits":
-            return self._no_tool_fits(report, language, str(arguments["reason"]))
+            return self._no_tool_fits(report, job, str(arguments["reason"]))
 
         try:
             resolved = resolve_call(
@@ -421,7 +423,7 @@ class BotPsyAgent:
             verdict = grounding.check(resolved, words, home)
         if verdict is grounding.Verdict.NO_HOME_INTENT:
             report.error = ErrorInfo("not_asked", "the request asks for nothing of the kind")
-            return self._no_tool_fits(report, language, "not asked for")
+            return self._no_tool_fits(report, job, "not asked for")
         if verdict is grounding.Verdict.UNRELATED:
             # Not worth a question ("cancel the piano lesson" -> close the blinds): the model
             # is told the call does not fit the request and may choose again.
@@ -507,11 +509,25 @@ class BotPsyAgent:
             targets=resolved.entity_ids,
         )
 
-    def _no_tool_fits(self, report: ActionReport, language: str, reason: str) -> _Step:
+    def _ask(
+        self, report: ActionReport, call: AskUser, job: _Job, words: grounding.Request | None
+    ) -> _Step:
+        """The app's question for what the model says is missing (issue 25, finding 5: the
+        model's own question was spoken, so planted text could ask for the alarm PIN). A
+        request that asks nothing of the home is told what the app can do, not asked."""
+        if words is not None and not grounding.has_home_intent(words, job.home):
+            return self._no_tool_fits(report, job, "nothing of the home asked")
+        report.outcome = Outcome.PLANNED
+        may_name = job.offer.entity_ids if job.offer is not None else frozenset()
+        question = self._replies.clarify(job.language, call, job.home, may_name)
+        return _Step(report, Status.NEEDS_CLARIFICATION, question, {"asked": call.missing})
+
+    def _no_tool_fits(self, report: ActionReport, job: _Job, reason: str) -> _Step:
         # The reason is the model's text: kept in the report, never spoken (it could claim
-        # something happened).
+        # something happened). What is said is what the app can do for this user.
         report.outcome, report.decision = Outcome.REFUSED, Decision.NONE
-        speech = self._phrases.say(language, "refused.no_tool_fits")
+        tools = job.offer.tool_names if job.offer is not None else ()
+        speech = self._replies.no_tool_fits(job.language, tools)
         return _Step(report, Status.REFUSED, speech, {"refused": reason})
 
     async def _execute(
