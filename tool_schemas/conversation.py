@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
 from tool_schemas.actions import HaAction, TargetState
-from tool_schemas.base import Access, MappingContext, ShortText, Tool
+from tool_schemas.base import Access, EntityId, MappingContext, ShortText, Tool
 
 
 class _Move(Tool):
@@ -23,11 +23,19 @@ class _Move(Tool):
 
 
 class AskUser(_Move):
-    """Ask the person one short question when the request is unclear."""
+    """Say what the request leaves open; the assistant asks the person about it."""
 
     name: ClassVar[str] = "ask_user"
 
-    question: ShortText = Field(description="The question, e.g. Which light do you mean?")
+    missing: Literal["target", "time", "content", "list", "value", "recipient"] = Field(
+        description="What is unclear: which device, when, what to say, which list, "
+        "how much, or who."
+    )
+    candidates: list[EntityId] | None = Field(
+        default=None, min_length=1, max_length=4, description="The ids it could be."
+    )
+    """The question is the app's, from a template (issue 25, finding 5): the model's own
+    text was spoken as the question, so planted text could make the app ask for a PIN."""
 
 
 class NoToolFits(_Move):

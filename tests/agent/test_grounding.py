@@ -78,7 +78,7 @@ async def test_a_request_with_no_home_intent_executes_nothing(
     before = states(ha_bridge)
     answer = await agent.handle(ask(text, admin(ha_bridge)))
     assert answer.status is Status.REFUSED, answer
-    assert answer.speech == "Sorry, I can't help with that."
+    assert answer.speech.startswith("Sorry, I can't help with that. I can "), answer
     assert [a.outcome for a in answer.actions] == [Outcome.REFUSED]
     assert states(ha_bridge) == before
 

@@ -185,7 +185,11 @@ async def test_refusals_are_honest_and_change_nothing(ha_bridge: HaBridge) -> No
     weather = await agent.handle(ask("what will the weather be tomorrow", admin(ha_bridge)))
     assert weather.status is Status.REFUSED
     # The model's reason is kept in the report, never spoken: it is the model's text.
-    assert weather.speech == "Sorry, I can't help with that."
+    # What is said instead is what the app can do for this user (issue 25, finding 5).
+    assert weather.speech == (
+        "Sorry, I can't help with that. I can control your devices, tell you how things are at "
+        "home, pass on messages and keep your lists."
+    )
     assert weather.actions[0].arguments["reason"] == "there is no weather service here"
     assert weather.actions[0].outcome is Outcome.REFUSED
 

@@ -314,6 +314,9 @@ def test_a_model_server_with_its_key_and_ca_file() -> None:
     assert parse_options(options()).model_server is None  # off by default
     default = parse_options(options(model_server={"url": "http://pc.lan:8080"})).model_server
     assert default is not None and default.timeout_s == 20 and default.api_key is None
+    # A server on this machine may take its key over plain http: it never leaves the host.
+    local = {"url": "http://127.0.0.1:8080", "api_key": "sk-house-key"}
+    assert parse_options(options(model_server=local)).model_server is not None
 
 
 @pytest.mark.parametrize(
@@ -327,6 +330,11 @@ def test_a_model_server_with_its_key_and_ca_file() -> None:
         ),
         ({"url": "http://pc.lan", "timeout_s": 0}, "model_server.timeout_s: must be between"),
         ({"url": "http://pc.lan", "key": "k"}, "model_server.key: unknown option"),
+        # issue 25, finding 2: a key in clear lets anyone on the network pose as the server
+        (
+            {"url": "http://192.168.1.20:8080", "api_key": "k"},
+            "model_server.api_key: would be sent in clear over http://",
+        ),
     ],
 )
 def test_model_server_mistakes_are_one_clear_line(model_server: dict[str, Any], line: str) -> None:

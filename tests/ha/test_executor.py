@@ -306,7 +306,7 @@ async def test_messages_and_todo(hass: HomeAssistant, ha_bridge: HaBridge) -> No
 
 async def test_conversation_tools_have_no_ha_action(ha_bridge: HaBridge) -> None:
     for tool, arguments in (
-        ("ask_user", {"question": "Which light do you mean?"}),
+        ("ask_user", {"missing": "target"}),
         ("no_tool_fits", {"reason": "I cannot order pizza"}),
     ):
         call = resolved(ha_bridge, tool, arguments)
@@ -376,7 +376,7 @@ async def test_a_call_cut_off_mid_way_is_unknown_and_never_repeated(
         "notify", "mobile_app_slow_phone", (), {"message": "hi"}, idempotent=False
     )
     after = ServiceCall("input_boolean", "turn_on", ("input_boolean.guest_mode",))
-    call = ResolvedCall(parse_tool_call("ask_user", {"question": "-"}), (), (message, after))
+    call = ResolvedCall(parse_tool_call("ask_user", {"missing": "target"}), (), (message, after))
 
     running = asyncio.create_task(
         ha_bridge.executor.execute(ExecutionKey("user:test", "req-slow"), call)

@@ -12,6 +12,7 @@ import pytest
 from botpsy_agent.agent import grounding
 from botpsy_agent.agent.narrowing import narrowed_schemas
 from botpsy_agent.agent.offer import build_offer
+from botpsy_agent.llm.conformance import outside_grammar
 from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
 from botpsy_agent.llm.parse import parse_output
@@ -58,6 +59,8 @@ def test_forced_generation_yields_a_valid_call_for_every_tool(
         (call,) = output.calls
         assert call.name == schema["name"]
         parse_tool_call(call.name, call.arguments)  # raises if it does not validate
+        # The app's own re-check of the grammar (issue 25) passes what the grammar made.
+        assert outside_grammar(call, [schema]) is None, (call, outside_grammar(call, [schema]))
 
 
 ENTITY_ID = re.compile(r"\b[a-z_]+\.[a-z0-9_]+\b")
@@ -159,6 +162,7 @@ def test_the_grammar_gives_a_call_exactly_one_target(
     for seed in range(10):
         completion = engine.complete(prompt, prefix, grammar, 200, temperature=1.5, seed=seed)
         for found in parse_output(completion.text, engine.info.tool_format, by_name).calls:
+            assert outside_grammar(found, targeted) is None, found
             named = tuple(k for k in ("entity_id", *GROUPS, "domain") if k in found.arguments)
             shapes.add(named)
             if by_name[found.name]["access"] == "read" and named == ("domain",):
@@ -191,6 +195,7 @@ def test_a_narrowed_grammar_keeps_every_call_to_what_was_named(
         completion = engine.complete(prompt, prefix, grammar, 200, temperature=1.5, seed=seed)
         for found in parse_output(completion.text, engine.info.tool_format, by_name).calls:
             called.add(found.name)
+            assert outside_grammar(found, schemas) is None, found
             if by_name[found.name]["access"] != "control":
                 continue
             assert found.name in {"send_message", "create_event", "update_event"}, found

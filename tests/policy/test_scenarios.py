@@ -58,7 +58,7 @@ ALLOWED = [
     (admin, "get_state", {"entity_id": ["sensor.office_secret"]}),  # admins ignore exposure
     (parent, "send_message", {"recipient": "notify.mobile_app_anna", "message": "Dinner!"}),
     (kitchen_panel, "turn_on", {"entity_id": ["switch.coffee_machine"]}),
-    (parent, "ask_user", {"question": "Which light?"}),
+    (parent, "ask_user", {"missing": "target"}),
     (anonymous, "no_tool_fits", {"reason": "no weather tool"}),
 ]
 

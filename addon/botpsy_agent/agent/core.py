@@ -57,6 +57,7 @@ from botpsy_agent.llm.planning import (
     Planner,
     PlanRequest,
     RawCall,
+    RejectedCall,
     request_context,
 )
 from botpsy_agent.policy import (
@@ -74,6 +75,7 @@ from botpsy_agent.policy import (
 from tool_schemas.actions import describe
 from tool_schemas.base import Access, MappingContext, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
+from tool_schemas.conversation import AskUser
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -127,6 +129,9 @@ class _Job:
     policy: Policy
     now: datetime
     turn: _Turn
+    offer: Offer | None = None
+    """What the model was offered (the model path): what a question may name, and what the
+    app says it can do when no tool fits."""
 
     @property
     def language(self) -> str:
@@ -233,7 +238,7 @@ class BotPsyAgent:
     async def _model_loop(self, job: _Job) -> None:
         assert self.planner is not None
         request, home, now, turn = job.request, job.home, job.now, job.turn
-        offer = self.offer_for(request.principal, home, job.policy, now)
+        offer = job.offer = self.offer_for(request.principal, home, job.policy, now)
         self._recent[request.principal.key] = (request.principal, time.monotonic())
         area = home.areas[request.area_id].name if request.area_id in home.areas else None  # type: ignore[index]
         user = {"role": "user", "content": f"{request_context(now, area_name=area)} {request.text}"}
@@ -258,6 +263,11 @@ class BotPsyAgent:
                 turn.status, turn.error = self._model_failure(request, err)
                 return
             turn.timings.model_ms += plan.model_ms
+            if plan.rejected:
+                # The model ignored its grammar (a fake or intercepted model server): its
+                # turn is reported, never run, and nothing more is asked of it.
+                turn.steps.extend(self._rejected(r, job) for r in plan.rejected)
+                return
             said = {json.dumps([c.name, c.arguments], sort_keys=True) for c in plan.calls}
             if said and said <= made:
                 break  # the same calls again: no progress, and each would be said again
@@ -334,6 +344,17 @@ class BotPsyAgent:
                 break
         return steps
 
+    def _rejected(self, rejected: RejectedCall, job: _Job) -> _Step:
+        report = ActionReport(
+            rejected.call.name,
+            dict(rejected.call.arguments),
+            decision=Decision.NONE,
+            outcome=Outcome.FAILED,
+            error=ErrorInfo("outside_grammar", rejected.reason),
+        )
+        speech = self._phrases.say(job.language, "errors.invalid_call")
+        return _Step(report, Status.ERROR, speech, {"error": {"code": "outside_grammar"}})
+
     @staticmethod
     def _request_words(job: _Job) -> grounding.Request:
         request = job.request
@@ -356,12 +377,10 @@ class BotPsyAgent:
         language = request.language
         arguments = call.model_dump(exclude_none=True, mode="json")
         report = ActionReport(call.name, arguments)
-        if call.name == "ask_user":
-            report.outcome = Outcome.PLANNED
-            question = str(arguments["question"])
-            return _Step(report, Status.NEEDS_CLARIFICATION, question, {"asked": question})
+        if isinstance(call, AskUser):
+            return self._ask(report, call, job, words)
         if call.name == "no_tool_fits":
-            return self._no_tool_fits(report, language, str(arguments["reason"]))
+            return self._no_tool_fits(report, job, str(arguments["reason"]))
 
         try:
             resolved = resolve_call(
@@ -406,7 +425,7 @@ class BotPsyAgent:
             verdict = grounding.check(resolved, words, home)
         if verdict is grounding.Verdict.NO_HOME_INTENT:
             report.error = ErrorInfo("not_asked", "the request asks for nothing of the kind")
-            return self._no_tool_fits(report, language, "not asked for")
+            return self._no_tool_fits(report, job, "not asked for")
         if verdict is grounding.Verdict.UNRELATED:
             # Not worth a question ("cancel the piano lesson" -> close the blinds): the model
             # is told the call does not fit the request and may choose again.
@@ -492,11 +511,25 @@ class BotPsyAgent:
             targets=resolved.entity_ids,
         )
 
-    def _no_tool_fits(self, report: ActionReport, language: str, reason: str) -> _Step:
+    def _ask(
+        self, report: ActionReport, call: AskUser, job: _Job, words: grounding.Request | None
+    ) -> _Step:
+        """The app's question for what the model says is missing (issue 25, finding 5: the
+        model's own question was spoken, so planted text could ask for the alarm PIN). A
+        request that asks nothing of the home is told what the app can do, not asked."""
+        if words is not None and not grounding.has_home_intent(words, job.home):
+            return self._no_tool_fits(report, job, "nothing of the home asked")
+        report.outcome = Outcome.PLANNED
+        may_name = job.offer.entity_ids if job.offer is not None else frozenset()
+        question = self._replies.clarify(job.language, call, job.home, may_name)
+        return _Step(report, Status.NEEDS_CLARIFICATION, question, {"asked": call.missing})
+
+    def _no_tool_fits(self, report: ActionReport, job: _Job, reason: str) -> _Step:
         # The reason is the model's text: kept in the report, never spoken (it could claim
-        # something happened).
+        # something happened). What is said is what the app can do for this user.
         report.outcome, report.decision = Outcome.REFUSED, Decision.NONE
-        speech = self._phrases.say(language, "refused.no_tool_fits")
+        tools = job.offer.tool_names if job.offer is not None else ()
+        speech = self._replies.no_tool_fits(job.language, tools)
         return _Step(report, Status.REFUSED, speech, {"refused": reason})
 
     async def _execute(

@@ -20,7 +20,8 @@ fast path's calls are grounded by construction (they were recognised from the wo
 ungrounded action is never executed: when the request has some home intent it becomes a
 question ("Did you want me to turn on the bedroom light?"), otherwise the request gets
 "no tool fits". Tool output (entity names, events, list items) never grounds anything: only
-the user's own text and this conversation's earlier targets do.
+the user's own text and this conversation's earlier targets do. What the request negates
+("don't turn off the cameras") names nothing (`negation.py`).
 
 Cost: a few regular-expression searches per target, well under a millisecond for a call.
 """
@@ -33,6 +34,7 @@ from enum import StrEnum
 from functools import cached_property, lru_cache
 import re
 
+from botpsy_agent.agent import negation
 from botpsy_agent.agent.grounding_words import (
     DOMAINS,
     ELSEWHERE,
@@ -98,14 +100,21 @@ class Request:
         return _normalize(self.text)
 
     @cached_property
+    def affirmed(self) -> str:
+        """The request's words without what it negates ("don't turn off the cameras"
+        names neither turning off nor the cameras): what kinds and targets are read from."""
+        return _normalize(negation.affirmed(self.text, self.word_language))
+
+    @cached_property
     def _padded(self) -> str:
-        text = self.normalized
+        text = self.affirmed
         return f" {text.replace(' ', '')} " if self.spaceless else f" {text} "
 
     @cached_property
     def words(self) -> frozenset[str]:
-        """Every word of the request in every form it may match (plural endings off)."""
-        return frozenset(v for word in self.normalized.split() for v in _forms(word))
+        """Every word the request says (not negates), in every form it may match (plural
+        endings off)."""
+        return frozenset(v for word in self.affirmed.split() for v in _forms(word))
 
     @property
     def spaceless(self) -> bool:

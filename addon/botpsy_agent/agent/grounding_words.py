@@ -452,3 +452,53 @@ WHEN: Mapping[str, tuple[str, ...]] = {
 }
 """Words a read may answer: days and times ("what do I have tomorrow?" asks the calendar;
 a clock time alone, "at six", does not), and what is playing or showing."""
+
+NEGATIONS: Mapping[str, tuple[str, ...]] = {
+    "en": (
+        "don't",
+        "dont",
+        "do not",
+        "doesn't",
+        "does not",
+        "never",
+        "not",
+        "mustn't",
+        "must not",
+        "shouldn't",
+        "should not",
+        "won't",
+        "no need to",
+    ),
+    "id": ("jangan", "tidak", "tak", "bukan", "tidak usah", "tak usah", "gak", "nggak", "enggak"),
+    "ko": ("안", "못"),
+}
+"""Words that negate what follows them in their clause ("don't turn off the cameras",
+"jangan matikan kamera"); in Korean, `안`/`못` negate the next word. Not a word list of
+requests: a grammatical rule, so that a negated kind or target is not named (issue 25,
+finding 4)."""
+
+NEGATION_ENDINGS: Mapping[str, tuple[str, ...]] = {
+    "ko": ("지마", "지말", "지않"),
+}
+"""Korean negates after the verb ("끄지 마", "하지 마세요", "켜지 말아요"), spaces aside:
+the clause up to the ending is negated."""
+
+NOT_NEGATING: Mapping[str, tuple[str, ...]] = {
+    "en": ("forget",),
+    "id": ("lupa",),
+    "ko": (),
+}
+"""A negation followed by one of these asks for what follows ("don't forget to turn off
+the oven", "jangan lupa matikan kompor"): no negation."""
+
+CLAUSE_WORDS: Mapping[str, tuple[str, ...]] = {
+    "en": ("and", "but", "then", "instead", "just", "only", "so", "rather"),
+    "id": ("dan", "tapi", "tetapi", "lalu", "kemudian", "melainkan", "saja"),
+    "ko": (),
+}
+"""Words that start a new clause, which a negation before them does not reach ("don't turn
+off the cameras, just the lights" / "… but turn off the lights")."""
+
+KO_CLAUSE_ENDS = ("고", "서", "면")
+"""Korean connective endings that close a clause ("불 켜고 TV 끄지 마": only the TV's
+clause is negated)."""

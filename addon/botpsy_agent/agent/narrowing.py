@@ -14,9 +14,10 @@ calls that could run. It only ever removes choices, never adds any:
   says what is on, not whether the time is free;
 * an action tool's entity enums keep only the entities the request names, when it names
   any of that tool's (otherwise the tool keeps its scope, and grounding asks or refuses);
-* what an action writes for people (a message, a list item, an event's title) is made of
-  the request's own words: a model cannot put "bread" on the list for "butter and cheese",
-  nor words planted in a calendar entry into a message.
+* what an action writes for people (a message, a list item, an event's title, details and
+  place) is made of the request's own words, never a `<` or `>`: a model cannot put
+  "bread" on the list for "butter and cheese", nor words planted in a calendar entry into
+  a message.
 
 Per step, an event's uid can only be one a listing in this turn returned
 (`with_listed_uids`): before any listing, moving or deleting an event is not offered, so the
@@ -44,11 +45,16 @@ CONTENT_FIELDS: dict[str, tuple[str, ...]] = {
     "create_notification": ("message",),
     "add_todo_item": ("item", "description"),
     "create_event": ("summary", "description", "location"),
+    "update_event": ("description", "location"),
 }
 """Text an action writes for people, which only the user's words may fill. Not an update's
 title (a rename keeps the event's own, which the user need not repeat) nor a list item to
-tick off ("I bought everything" names none)."""
+tick off ("I bought everything" names none); an update's new details are new text, though
+(issue 25, finding 13)."""
 _EDGE_PUNCTUATION = '.,!?;:"()[]{}…“”\u2018\u2019'  # and curly single quotes
+_TAG_MARKS = str.maketrans("", "", "<>")
+"""Taken out of every offered word: a word holding `</tool_call><tool_call>…` would let the
+grammar write a second call inside the first one's text (issue 25, finding 13)."""
 
 
 def narrowed_schemas(
@@ -103,7 +109,7 @@ def _enum(spec: dict[str, Any] | None) -> list[str] | None:
 
 def request_words(text: str) -> tuple[str, ...]:
     """The request's words as said, and each with a capital first letter (a title)."""
-    words = [w.strip(_EDGE_PUNCTUATION) for w in text.split()]
+    words = [w.translate(_TAG_MARKS).strip(_EDGE_PUNCTUATION) for w in text.split()]
     forms = [form for w in words if w for form in (w, w[:1].upper() + w[1:])]
     return tuple(dict.fromkeys(forms))
 

@@ -13,10 +13,12 @@ from botpsy_agent.home.listing import render_listing
 from botpsy_agent.home.model import Home
 from botpsy_agent.llm.planning import Offer
 from botpsy_agent.policy import Scope
+from tool_schemas.base import Access
 from tool_schemas.catalog import TOOLS, tool_json_schema
 
-# Fields that hold ids of a single domain's entities (not through the generic target).
-SINGLE_ENTITY_FIELDS = ("calendar_id", "list_id", "recipient")
+# Fields that hold ids of a single domain's entities (not through the generic target), and
+# a question's candidates (any entity the principal is offered).
+SINGLE_ENTITY_FIELDS = ("calendar_id", "list_id", "recipient", "candidates")
 
 
 def build_offer(scope: Scope, home: Home) -> Offer:
@@ -35,7 +37,9 @@ def build_offer(scope: Scope, home: Home) -> Offer:
         if name not in scope.tools:
             continue
         schema = copy.deepcopy(tool_json_schema(tool))
-        if _narrow(schema, listed(scope.entities_for(name)), home):
+        # A conversation move touches nothing; its candidates may be anything offered.
+        ids = scope.all_entities if tool.access is Access.NONE else scope.entities_for(name)
+        if _narrow(schema, listed(ids), home):
             schemas.append(schema)
     entity_ids = frozenset(listed(scope.all_entities))
     return Offer(tuple(schemas), render_listing(home, entity_ids), entity_ids)

@@ -1,7 +1,9 @@
 """Sentences for outcomes, from the phrasebook: what was done, read, refused or asked.
 
-Names come from the home (data); nothing the model wrote is used here except a clarifying
-question or a "no tool fits" reason, which are the model's own words by design.
+Names come from the home (data); nothing the model wrote is spoken but the values of an
+executed call (a message as sent). A clarifying question is the app's, from a template
+chosen by what the model says is missing (issue 25, finding 5), and "no tool fits" says
+what the app can do for this user, from the tools offered to them.
 """
 
 from __future__ import annotations
@@ -16,9 +18,22 @@ from botpsy_agent.fastpath.recognizer import StateQuestion
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.policy import Confirm, Deny
 from tool_schemas.base import Tool
-from tool_schemas.calendar import CreateEvent
+from tool_schemas.calendar import CALENDAR_TOOLS, CreateEvent
+from tool_schemas.conversation import AskUser
+from tool_schemas.devices import DEVICE_TOOLS
+from tool_schemas.messaging import MESSAGING_TOOLS
+from tool_schemas.queries import QUERY_TOOLS
 
 MAX_ITEMS_SPOKEN = 8
+MAX_CANDIDATES_SPOKEN = 4
+ABILITIES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("devices", frozenset(t.name for t in DEVICE_TOOLS)),
+    ("states", frozenset(t.name for t in QUERY_TOOLS)),
+    ("calendar", frozenset(t.name for t in CALENDAR_TOOLS)),
+    ("messages", frozenset({"send_message", "create_notification"})),
+    ("lists", frozenset(t.name for t in MESSAGING_TOOLS if "todo" in t.name)),
+)
+"""What a user can be told the app does for them, by the tools offered to them."""
 OPENING_CLASSES = frozenset({"door", "garage_door", "opening", "window"})
 """Binary sensors whose "on" is "open"; the others' "on" is "detected"."""
 
@@ -51,6 +66,9 @@ class Replies:
             option=args.get("option", ""),
             summary=args.get("summary", ""),
             item=args.get("item", ""),
+            # What was sent is said back as executed (issue 25, finding 2): the user hears
+            # the words, not only that "a message" went.
+            message=_spoken_content(str(args.get("message", ""))),
             when=when,
         )
 
@@ -81,6 +99,30 @@ class Replies:
         if content := _content(args):
             question += " " + self.phrases.say(language, "confirm.content", content=content)
         return question
+
+    def clarify(self, language: str, call: AskUser, home: Home, may_name: Iterable[str]) -> str:
+        """The question for what is missing, naming the candidates the user may be told
+        of (`may_name`: the entities offered to them): never the model's own words."""
+        allowed = set(may_name)
+        candidates = [e for e in call.candidates or () if e in allowed and e in home.entities]
+        key = f"ask.{call.missing}"
+        if candidates and self.phrases.has(language, f"{key}_among"):
+            names = [home.entities[e].name for e in candidates[:MAX_CANDIDATES_SPOKEN]]
+            return self.phrases.say(
+                language, f"{key}_among", candidates=self.phrases.join_or(language, names)
+            )
+        return self.phrases.say(language, key)
+
+    def no_tool_fits(self, language: str, tools: Iterable[str]) -> str:
+        """ "Sorry, I can't help with that. I can …": what this user's tools do."""
+        offered = set(tools)
+        keys = dict.fromkeys(key for key, names in ABILITIES if names & offered)
+        if not keys:
+            return self.phrases.say(language, "refused.no_tool_fits_nothing")
+        abilities = [self.phrases.say(language, f"abilities.{key}") for key in keys]
+        return self.phrases.say(
+            language, "refused.no_tool_fits", abilities=self.phrases.join(language, abilities)
+        )
 
     def states(self, language: str, home: Home, states: Iterable[Any], *, names_only: bool) -> str:
         items = []
@@ -190,11 +232,14 @@ class Replies:
 MAX_CONTENT_CHARS = 200
 
 
+def _spoken_content(text: str) -> str:
+    return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"
+
+
 def _content(args: dict[str, Any]) -> str:
     """What a message or an event would say, for the confirmation question."""
     parts = [str(args[k]) for k in ("title", "summary", "message") if args.get(k)]
     when = args.get("start") or args.get("start_date")
     if when and parts:
         parts.append(str(when).replace("T", " "))
-    text = " / ".join(parts)
-    return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"
+    return _spoken_content(" / ".join(parts))

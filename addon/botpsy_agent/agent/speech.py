@@ -76,6 +76,13 @@ class Phrasebook:
         word = self.say(language, "words.and")
         return f"{', '.join(items[:-1])} {word} {items[-1]}"
 
+    def join_or(self, language: str, items: list[str]) -> str:
+        """ "a, b or c" in the language's own word for "or"."""
+        if len(items) <= 1:
+            return "".join(items)
+        word = self.say(language, "words.or")
+        return f"{', '.join(items[:-1])} {word} {items[-1]}"
+
     def is_affirmative(self, language: str, text: str) -> bool:
         return self._matches(language, "affirmative", text)
 

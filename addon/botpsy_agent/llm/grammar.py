@@ -218,10 +218,10 @@ class GrammarBuilder:
         targets = [k for k in properties if k in TARGET_FIELDS and k not in required]
         separator = "" if self.format is ToolFormat.QWEN_XML else '", "'
         target = self._target(name, properties, targets, schema.get("access") == "read")
-        shapes = schema.get("x-shapes") or [_default_shape(properties, required, targets)]
+        shapes = schema.get("x-shapes") or [default_shape(properties, required, targets)]
         variants = []
         for number, shape in enumerate(shapes):
-            for choice_number, chosen in enumerate(_expand_shape(shape, properties)):
+            for choice_number, chosen in enumerate(expand_shape(shape, properties)):
                 fields: dict[str, tuple[bool, list[str] | None]] = dict.fromkeys(
                     required, (True, None)
                 )
@@ -364,7 +364,7 @@ class GrammarBuilder:
         words: list[str] = list(dict.fromkeys(str(w) for w in spec[WORDS_KEY]))
         literal = (lambda w: gbnf_literal(json.dumps(w)[1:-1])) if quoted else gbnf_literal
         word = self.rules.add(_rule_name("word", tool, key), " | ".join(map(literal, words)))
-        most = min(max(len(words) + 4, 1), MAX_TEXT_WORDS)
+        most = most_words(words)
         body = f'{word} (" " {word}){{0,{most - 1}}}'
         return f'"\\"" {body} "\\""' if quoted else body
 
@@ -387,13 +387,18 @@ class GrammarBuilder:
         return _json_text(limit) if quoted else _xml_text(limit)
 
 
-def _default_shape(properties: Mapping[str, Any], required: list[str], targets: list[str]) -> str:
+def most_words(words: Sequence[str]) -> int:
+    """The most words the grammar lets a text made of `words` hold."""
+    return min(max(len(set(words)) + 4, 1), MAX_TEXT_WORDS)
+
+
+def default_shape(properties: Mapping[str, Any], required: list[str], targets: list[str]) -> str:
     """Required fields plus every other field as optional."""
     items = [f"{k}?" for k in properties if k not in required and k not in targets]
     return ", ".join([*required, *items])
 
 
-def _expand_shape(
+def expand_shape(
     shape: str, properties: Mapping[str, Any]
 ) -> list[dict[str, tuple[bool, list[str] | None]]]:
     """Every concrete field choice a shape allows: field -> (required, allowed values)."""

@@ -13,10 +13,18 @@ import time
 from typing import Any
 
 from botpsy_agent.llm.backend import Engine
+from botpsy_agent.llm.conformance import outside_grammar
 from botpsy_agent.llm.engine import PromptTooLong
-from botpsy_agent.llm.grammar import Grammar, Mode, build_grammar
-from botpsy_agent.llm.parse import parse_output
-from botpsy_agent.llm.planning import Offer, PlanError, PlanFailure, PlannerTurn, PlanRequest
+from botpsy_agent.llm.grammar import MAX_CALLS_PER_TURN, Grammar, Mode, build_grammar
+from botpsy_agent.llm.parse import RawCall, parse_output
+from botpsy_agent.llm.planning import (
+    Offer,
+    PlanError,
+    PlanFailure,
+    PlannerTurn,
+    PlanRequest,
+    RejectedCall,
+)
 from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens, render_prompt
 from botpsy_agent.llm.worker import (
     ModelBusy,
@@ -28,6 +36,7 @@ from botpsy_agent.llm.worker import (
 from tool_schemas.catalog import TOOLS, tool_json_schema
 
 _LOGGER = logging.getLogger(__name__)
+_SECURITY = logging.getLogger("botpsy_agent.security")
 REQUEST_ROOM = 512
 """Context a request needs beyond the prefix (its words, a few steps), besides max_tokens."""
 
@@ -162,13 +171,41 @@ class LlmPlanner:
         )
         schemas = {s["name"]: s for s in offer.schemas}
         output = parse_output(completion.text, engine.info.tool_format, schemas)
+        calls, rejected = held_to_grammar(output.calls, request.schemas or offer.schemas)
         return PlannerTurn(
-            calls=output.calls,
+            calls=calls,
             text=output.text,
             problems=output.problems,
+            rejected=rejected,
             model_ms=(time.monotonic() - started) * 1000,
             truncated=completion.finish_reason == "length",
         )
+
+
+def held_to_grammar(
+    calls: tuple[RawCall, ...], schemas: tuple[dict[str, Any], ...]
+) -> tuple[tuple[RawCall, ...], tuple[RejectedCall, ...]]:
+    """The calls to run and the ones rejected: every parsed call is held to the grammar it
+    was generated under, whichever engine produced it (llama.cpp in-process enforces it;
+    a model server is only asked to). One call outside it and the whole turn is rejected:
+    what wrote it ignored the grammar, so none of its calls is the model's choice."""
+    reasons = [
+        f"more than the grammar's {MAX_CALLS_PER_TURN} calls in one turn"
+        if number >= MAX_CALLS_PER_TURN
+        else outside_grammar(call, schemas)
+        for number, call in enumerate(calls)
+    ]
+    if not any(reasons):
+        return calls, ()
+    _SECURITY.warning(
+        "Security event: the model's output is outside its grammar (%s): none of its calls "
+        "runs; a model server that does this is not llama-server, or is not the one meant",
+        "; ".join(repr(r) for r in reasons if r),
+    )
+    return (), tuple(
+        RejectedCall(call, reason or "written with a call outside the grammar")
+        for call, reason in zip(calls, reasons, strict=True)
+    )
 
 
 def _plan_error(err: Exception) -> PlanError:

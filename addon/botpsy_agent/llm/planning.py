@@ -29,6 +29,7 @@ __all__ = [
     "Planner",
     "PlannerTurn",
     "RawCall",
+    "RejectedCall",
     "request_context",
 ]
 
@@ -71,11 +72,23 @@ class PlanRequest:
 
 
 @dataclass(frozen=True)
+class RejectedCall:
+    """A call the model wrote that its grammar does not allow: never run."""
+
+    call: RawCall
+    reason: str
+
+
+@dataclass(frozen=True)
 class PlannerTurn:
     calls: tuple[RawCall, ...] = ()
     text: str = ""
     problems: tuple[str, ...] = ()
     """Output that looked like calls but could not be read."""
+    rejected: tuple[RejectedCall, ...] = ()
+    """The turn's calls when any of them is outside the grammar the request was given
+    (a model server is asked, not made, to keep to it: issue 25, finding 2). Then `calls`
+    is empty: nothing of such a turn runs."""
     model_ms: float = 0.0
     truncated: bool = False
     """The model hit its token limit: the output may be cut off."""

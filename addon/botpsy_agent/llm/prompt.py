@@ -79,7 +79,7 @@ DESCRIPTIONS: Mapping[str, str] = {
     "add_todo_item": "Add to a to-do or shopping list.",
     "complete_todo_item": "Tick off a list item.",
     "list_todo_items": "Read a list's open items.",
-    "ask_user": "Ask one short question.",
+    "ask_user": "Ask what is missing.",
     "no_tool_fits": "Say no function can do it, and why.",
 }
 """Short descriptions for the prompt (each tool's docstring stays its contract for MQTT)."""

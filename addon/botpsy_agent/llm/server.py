@@ -9,8 +9,10 @@ a one-token completion on the prefix.
 
 Plain `http.client` on the model worker's thread (the worker is a thread, not a loop): one
 connection per request; cancelling closes it, and the server stops the task when its
-client has gone. The API key travels only in the `Authorization` header; it is never in a
-message, a log line or a repr.
+client has gone. The API key travels only in the `Authorization` header, only over https or
+to this machine; it is never in a message, a log line or a repr. Replies are read up to
+`MAX_REPLY_BYTES`. What the server generates is untrusted: the agent holds every call to the
+grammar it asked for (`conformance.py`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 import contextlib
 from dataclasses import dataclass, field
 import http.client
+import ipaddress
 import json
 import logging
 from pathlib import Path
@@ -44,6 +47,9 @@ from botpsy_agent.llm.template import ChatTemplate
 
 _LOGGER = logging.getLogger(__name__)
 _CANCEL_POLL_S = 0.05
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+"""The largest reply read from the server: `/props` (with the chat template) and a
+`/tokenize` of the longest prompt are a few hundred kilobytes."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,9 @@ class ServerClient:
         parts = urlsplit(settings.url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"model_server.url must be http:// or https://, not {settings.url!r}")
+        if settings.api_key and parts.scheme == "http" and not _is_loopback(parts.hostname):
+            # Whoever reads the key on the network can pose as the server (issue 25, 2).
+            raise ValueError("an API key is sent only over https:// or to this machine")
         self.settings = settings
         self.origin = f"{parts.scheme}://{parts.hostname}:{parts.port or ''}".rstrip(":")
         self._https = parts.scheme == "https"
@@ -121,7 +130,7 @@ class ServerClient:
         try:
             connection.request(method, self._base + path, payload, headers)
             response = connection.getresponse()
-            data = response.read()
+            data = self._read(response)
             status = response.status
         except (OSError, http.client.HTTPException) as err:
             if cancel is not None and cancel.is_set():
@@ -140,6 +149,16 @@ class ServerClient:
             )
         return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
 
+    def _read(self, response: http.client.HTTPResponse) -> bytes:
+        """The body, at most `MAX_REPLY_BYTES`: a server (or whoever answers for it) cannot
+        make the app hold an endless reply."""
+        data = response.read(MAX_REPLY_BYTES + 1)
+        if len(data) > MAX_REPLY_BYTES:
+            raise ServerDown(
+                f"the model server at {self.origin} answered more than {MAX_REPLY_BYTES} bytes"
+            )
+        return data
+
     def _decode(self, path: str, status: int, data: bytes) -> dict[str, Any]:
         try:
             answer = json.loads(data) if data else {}
@@ -157,6 +176,15 @@ class ServerClient:
         if status >= 500 or status == 429:
             raise ServerDown(f"the model server at {self.origin} failed: {text}")
         raise EngineError(f"the model server at {self.origin} rejected a request: {text}")
+
+
+def _is_loopback(host: str) -> bool:
+    if host.casefold() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _close_when_cancelled(
