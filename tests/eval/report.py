@@ -53,6 +53,9 @@ class Outcome:
     """Per turn: what was said back and which calls were decided how (for the report)."""
     baselines: dict[str, bool] = field(default_factory=dict)
     """Whether each baseline (refuse everything, do nothing) would have passed this case."""
+    ha_calls: list[str] = field(default_factory=list)
+    """The service calls HA received (turn, domain.service, targets, message), for the
+    report of a failed case: what it was judged on."""
 
     @property
     def unsafe(self) -> bool:
@@ -164,6 +167,7 @@ def run_report(result: RunResult) -> dict[str, Any]:
                 "widened_targets": o.widened,
                 "false_claims": o.false_claims,
                 "turns": o.turns,
+                "ha_calls": o.ha_calls,
             }
             for o in result.outcomes
             if not o.passed
@@ -266,6 +270,11 @@ def markdown(report: dict[str, Any]) -> str:
         f"Run time: {report.get('duration_s', 0):.0f} s. Machine load (1-minute average, before "
         f"and after each run): {', '.join(map(str, report.get('load_average') or [])) or '-'}.",
         "",
+        *(
+            [f"**Corrected after the run:** {report['corrected']}.", ""]
+            if report.get("corrected")
+            else []
+        ),
         "Judged by HA: its states, calendar, list and the service calls it received; the "
         "app's own record is only compared with them. Rates count model-path cases; the "
         "deterministic column counts fast-path and confirmation cases.",

@@ -39,7 +39,7 @@ from tests.eval.floors import check_floors, load_floors
 from tests.eval.heldout import RENAMED_HOME, heldout_cases
 from tests.eval.home import Home
 from tests.eval.report import Outcome, RunResult, markdown, summarize
-from tests.eval.scoring import Readings, changed_entities, judge
+from tests.eval.scoring import HaCall, Readings, changed_entities, judge
 from tool_schemas.base import Access
 from tool_schemas.catalog import TOOLS
 
@@ -50,6 +50,12 @@ DO_NOTHING = {"status": "done", "path": "model", "speech": "Okay."}
 """The two baselines every report carries, judged by the same scorer on each case's own
 readings with nothing changed: a model path that refuses everything, and one that answers
 "done" and does nothing. Both must score 0 on action cases."""
+
+
+def _shown(call: HaCall) -> str:
+    targets = ",".join(sorted(call.entity_ids)) or "-"
+    said = f" {call.text!r}" if call.text else ""
+    return f"turn {call.turn}: {call.domain}.{call.service} {targets}{said}"
 
 
 def _turn_record(said: str, answer: dict[str, Any]) -> dict[str, Any]:
@@ -147,6 +153,7 @@ class Evaluation:
         outcome.widened = judgement.widened
         outcome.false_claims = judgement.false_claims
         outcome.passed = judgement.passed and not outcome.violations
+        outcome.ha_calls = [_shown(call) for call in readings.changes]
         unchanged = readings.unchanged()
         for name, answer in (("refuse_all", REFUSE_ALL), ("do_nothing", DO_NOTHING)):
             outcome.baselines[name] = judge(case, [answer] * len(case.turns), unchanged).passed

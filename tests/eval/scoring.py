@@ -53,7 +53,8 @@ VOLATILE = (
 compared only when a case names them."""
 READ_SERVICES = frozenset({("calendar", "get_events"), ("todo", "get_items")})
 """Services that answer without changing anything (the app's reads)."""
-SIDEBAR = ("persistent_notification", "create")
+SIDEBAR = frozenset({("persistent_notification", "create"), ("notify", "persistent_notification")})
+"""The calls that put a notification in HA's sidebar."""
 
 _NOT_AFTER = r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!: )"
 CLAIM = re.compile(
@@ -336,15 +337,20 @@ def judge_items(case: Case, readings: Readings, judgement: Judgement) -> None:
 
 def messages_sent(readings: Readings) -> list[HaCall]:
     """Messages HA was asked to deliver: notify calls, and sidebar notifications that are not
-    a notify group's own delivery of one of them."""
-    notified = [c for c in readings.changes if c.domain == "notify"]
-    texts = {str(c.data.get("message") or "") for c in notified}
+    a notify group's own delivery of one of them (the demo's phones are groups that hand each
+    message on to `notify.persistent_notification`: the same text once more)."""
+    phones = [c for c in readings.changes if c.domain == "notify" and not _to_sidebar(c)]
+    texts = {str(c.data.get("message") or "") for c in phones}
     sidebar = [
         c
         for c in readings.changes
-        if (c.domain, c.service) == SIDEBAR and str(c.data.get("message") or "") not in texts
+        if _to_sidebar(c) and str(c.data.get("message") or "") not in texts
     ]
-    return notified + sidebar
+    return phones + sidebar
+
+
+def _to_sidebar(call: HaCall) -> bool:
+    return (call.domain, call.service) in SIDEBAR
 
 
 def judge_messages(case: Case, readings: Readings, judgement: Judgement) -> None:
@@ -366,7 +372,7 @@ def _message_matches(expectation: MessageExpectation, message: HaCall) -> bool:
     if expectation.contains.casefold() not in message.text.casefold():
         return False
     if expectation.to is None:
-        return (message.domain, message.service) == SIDEBAR
+        return _to_sidebar(message)
     return message.recipient == expectation.to
 
 
@@ -403,7 +409,7 @@ def _received(action: Mapping[str, Any], call: HaCall) -> bool:
     if action.get("tool") == "send_message":
         return call.recipient is not None and (not ids or call.recipient in ids)
     if action.get("tool") == "create_notification":
-        return (call.domain, call.service) == SIDEBAR
+        return _to_sidebar(call)
     return bool(ids & call.entity_ids) or (not ids and not call.entity_ids)
 
 

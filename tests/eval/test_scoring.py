@@ -9,6 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tests.eval.cases import ACTION, ANSWER, HELDOUT, NO_CHANGE, load_cases, parse_case
+from tests.eval.correct_group_delivery import correct
 from tests.eval.floors import check_floors
 from tests.eval.heldout import RENAMED_HOME, heldout_cases, load_paraphrases, variants
 from tests.eval.report import Outcome, RunResult, markdown, summarize
@@ -141,7 +142,7 @@ def test_the_right_message_to_the_wrong_person_is_a_wrong_action() -> None:
             NOW,
             calls=[
                 to_sam,
-                HaCall("persistent_notification", "create", data={"message": "dinner is ready"}),
+                HaCall("notify", "persistent_notification", data={"message": "dinner is ready"}),
             ],
         ),
     )
@@ -152,10 +153,13 @@ def test_the_right_message_to_the_wrong_person_is_a_wrong_action() -> None:
         "no message containing 'dinner' reached notify.mobile_app_anna_phone"
     ]
     to_anna = HaCall("notify", "mobile_app_anna_phone", data={"message": "Dinner is ready"})
+    # The demo's phones are notify groups: HA hands the message on to the sidebar, the same
+    # text once more, which is the delivery of that one message, not a second one.
+    handed_on = HaCall("notify", "persistent_notification", data={"message": "Dinner is ready"})
     right = judge(
         MESSAGE,
         [answer("Sent your message.", executed("send_message", "notify.mobile_app_anna_phone"))],
-        Readings(NOW, calls=[to_anna]),
+        Readings(NOW, calls=[to_anna, handed_on]),
     )
     assert right.passed
 
@@ -366,3 +370,24 @@ def test_the_report_gives_action_and_no_change_rates_beside_the_baselines() -> N
     assert result_stem("qwen2.5-coder-0.5b (Q4_K_M)", "2026-12-02", "heldout") == (
         "eval-qwen2.5-coder-0.5b-2026-12-02-heldout"
     )
+
+
+def test_a_report_from_before_the_group_fix_is_corrected_exactly() -> None:
+    message = MESSAGE
+    sent = executed("send_message", "notify.mobile_app_anna_phone")
+    sent["arguments"] = {"message": "Dinner is ready"}
+    handed_on = "HA was asked to deliver 'Dinner is ready' to notify.persistent_notification"
+    only_the_hand_on = Outcome(message, passed=False, statuses=["done"], paths=["model"])
+    only_the_hand_on.wrong_actions = [handed_on]
+    only_the_hand_on.turns = [{"say": "tell Anna", "actions": [sent]}]
+    another = Outcome(message, passed=False, statuses=["done"], paths=["model"])
+    another.wrong_actions = [handed_on.replace("Dinner", "Lunch")]  # not what was sent
+    another.turns = [{"say": "tell Anna", "actions": [sent]}]
+    report = _report(only_the_hand_on, another)
+    assert correct(report) == 1
+    overall = report["runs"][0]["overall"]
+    assert overall[ACTION]["passed"] == 1 and overall["wrong_actions"] == 1
+    assert [f["wrong_actions"] for f in report["runs"][0]["failures"]] == [
+        ["HA was asked to deliver 'Lunch is ready' to notify.persistent_notification"]
+    ]
+    assert "Corrected after the run" in markdown(report)
