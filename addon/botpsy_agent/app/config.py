@@ -16,12 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-import ipaddress
 import json
 from pathlib import Path, PurePosixPath
 import re
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
+
+from botpsy_agent.llm.server import key_safe_over
 
 DEFAULT_OPTIONS_PATH: Final = Path("/data/options.json")
 DEFAULT_CONFIG_DIR: Final = Path("/config")
@@ -427,7 +428,7 @@ class _Reader:
             return None
         if ca_file is not None and not url.startswith("https://"):
             self.problem("model_server.ca_file", "only used with an https:// url")
-        if api_key is not None and not _key_safe_over(url):
+        if api_key is not None and not key_safe_over(url):
             self.problem(
                 "model_server.api_key",
                 "would be sent in clear over http://; use an https:// url (with ca_file for "
@@ -568,28 +569,12 @@ def _https_url(value: object) -> str:
 def _server_url(value: object) -> str:
     """A model server may be plain http on the home network: what it answers is untrusted
     model output either way (held to its grammar, validated, authorised, grounded); an API
-    key needs https unless the server is on this machine (`_key_safe_over`)."""
+    key needs https unless the server is on this machine (`key_safe_over`)."""
     text = _str(value).strip()
     parts = urlsplit(text)
     if parts.scheme not in {"http", "https"} or not parts.netloc:
         raise _Invalid(f"must be an http:// or https:// address, got {text!r}")
     return text
-
-
-def _key_safe_over(url: str) -> bool:
-    """An API key may travel over https, or over plain http to this machine only: anyone
-    on the network could read it, and then pose as the server (issue 25, finding 2)."""
-    parts = urlsplit(url)
-    return parts.scheme == "https" or _is_loopback(parts.hostname or "")
-
-
-def _is_loopback(host: str) -> bool:
-    if host.casefold() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def model_file_name(url: str) -> str:

@@ -79,7 +79,7 @@ class ServerClient:
         parts = urlsplit(settings.url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"model_server.url must be http:// or https://, not {settings.url!r}")
-        if settings.api_key and parts.scheme == "http" and not _is_loopback(parts.hostname):
+        if settings.api_key and not key_safe_over(settings.url):
             # Whoever reads the key on the network can pose as the server (issue 25, 2).
             raise ValueError("an API key is sent only over https:// or to this machine")
         self.settings = settings
@@ -176,6 +176,13 @@ class ServerClient:
         if status >= 500 or status == 429:
             raise ServerDown(f"the model server at {self.origin} failed: {text}")
         raise EngineError(f"the model server at {self.origin} rejected a request: {text}")
+
+
+def key_safe_over(url: str) -> bool:
+    """An API key may travel over https, or over plain http to this machine only: anyone
+    on the network could read it, and then pose as the server (issue 25, finding 2)."""
+    parts = urlsplit(url)
+    return parts.scheme == "https" or _is_loopback(parts.hostname or "")
 
 
 def _is_loopback(host: str) -> bool:
