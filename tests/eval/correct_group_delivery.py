@@ -20,8 +20,9 @@ import re
 import sys
 from typing import Any
 
+from tests.eval.cases import HELDOUT
 from tests.eval.floors import check_floors, load_floors
-from tests.eval.report import markdown
+from tests.eval.report import markdown, spread
 
 HANDED_ON = re.compile(
     r"^HA was asked to deliver (?P<text>'.*'|\".*\") to notify\.persistent_notification$"
@@ -83,6 +84,8 @@ def correct(report: dict[str, Any]) -> int:
                 continue
             still.append(failure)
         run["failures"] = still
+    heldout = [run for run in report["runs"] if run["set"] == HELDOUT]
+    report["heldout_spread"] = spread(heldout) if len(heldout) > 1 else {}
     report["corrected"] = (
         f"{total} notify-group hand-ons dropped after the run "
         "(tests/eval/correct_group_delivery.py)"

@@ -154,6 +154,10 @@ def run_report(result: RunResult) -> dict[str, Any]:
         "aborted": result.aborted,
         "overall": stats(result.outcomes),
         "categories": {name: stats(group) for name, group in sorted(by_category.items())},
+        "baseline_passes": {
+            name: [o.case.id for o in result.outcomes if o.baselines.get(name)]
+            for name in BASELINES
+        },
         "failures": [
             {
                 "id": o.case.id,
