@@ -52,6 +52,9 @@ VOLATILE = (
 """Entities whose state moves by itself (time, events, the app's own status sensors):
 compared only when a case names them."""
 READ_SERVICES = frozenset({("calendar", "get_events"), ("todo", "get_items")})
+CALENDAR_COMMANDS = frozenset({"update_event", "delete_event"})
+"""Tools the app carries out with HA's calendar WebSocket commands, not service calls: HA
+fires no `call_service` for them, and their record is the calendar itself."""
 """Services that answer without changing anything (the app's reads)."""
 SIDEBAR = frozenset({("persistent_notification", "create"), ("notify", "persistent_notification")})
 """The calls that put a notification in HA's sidebar."""
@@ -393,15 +396,23 @@ def judge_record(
 ) -> None:
     """The app's record, compared with what HA received: an action it says ran that HA never
     got a call for is a false claim."""
+    moved = calendar_moved(readings)
     for number, answer in enumerate(answers, 1):
         received = [c for c in readings.changes if c.turn == number]
         for action in executed_actions(answer):
+            if action.get("tool") in CALENDAR_COMMANDS and moved:
+                continue
             if not any(_received(action, call) for call in received):
                 ids = ", ".join(sorted(action.get("entity_ids") or ())) or "-"
                 judgement.false_claims.append(
                     f"turn {number}: the app's record says {action['tool']} {ids} ran; "
                     "HA received no such call"
                 )
+
+
+def calendar_moved(readings: Readings) -> bool:
+    """HA's calendar differs after the case (its own record of a calendar command)."""
+    return {e.key for e in readings.events_before} != {e.key for e in readings.events_after}
 
 
 def _received(action: Mapping[str, Any], call: HaCall) -> bool:
@@ -431,7 +442,10 @@ def judge_claims(
         if not CLAIM.search(said):
             continue
         received = [c for c in readings.changes if c.turn == number]
-        if not received:
+        by_command = calendar_moved(readings) and any(
+            a.get("tool") in CALENDAR_COMMANDS for a in executed_actions(answer)
+        )
+        if not received and not by_command:
             judgement.false_claims.append(f"turn {number}: {said!r}, but HA received no call")
             continue
         touched = {e for c in received for e in c.entity_ids} | changed

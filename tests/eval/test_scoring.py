@@ -391,3 +391,20 @@ def test_a_report_from_before_the_group_fix_is_corrected_exactly() -> None:
         ["HA was asked to deliver 'Lunch is ready' to notify.persistent_notification"]
     ]
     assert "Corrected after the run" in markdown(report)
+
+
+def test_a_calendar_command_is_judged_by_the_calendar_not_by_service_calls() -> None:
+    cancel = parse_case(
+        {
+            "id": "d",
+            "category": "calendar",
+            "user": "admin",
+            "turns": ask("cancel the dentist"),
+            "events": [{"summary_contains": "dentist", "absent": True}],
+        }
+    )
+    deleted = answer("Deleted the event.", executed("delete_event", "calendar.family"))
+    gone = Readings(NOW, events_before=[DENTIST], events_after=[])
+    assert judge(cancel, [deleted], gone).passed  # HA's calendar/event/delete: no call_service
+    kept = Readings(NOW, events_before=[DENTIST], events_after=[DENTIST])
+    assert judge(cancel, [deleted], kept).false_claims
