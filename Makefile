@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 RUN := script/run
 
-.PHONY: env test lint demo demo-session eval bench soak lock clean-env
+.PHONY: env test lint contract demo demo-session eval bench soak lock clean-env
 
 # The tests and the bench run llama.cpp's own server too: script/env builds it for them.
 test bench: export BOTPSY_NEED_SERVER := 1
@@ -17,6 +17,10 @@ test: env
 
 lint: env
 	@$(RUN) script/lint
+
+# The integration's copy of the contract (D67): addon/botpsy_agent/contract/ byte for byte.
+contract:
+	@script/copy-contract
 
 demo: env
 	@$(RUN) script/demo $(ARGS)

@@ -17,7 +17,7 @@ import uuid
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from botpsy_agent.mqtt.signing import sign
+from botpsy_agent.contract import sign
 
 WARM_UP_RETRY_S = 5.0
 """How often a request answered `warming_up` is asked again."""

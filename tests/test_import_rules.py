@@ -12,17 +12,30 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "addon" / "botpsy_agent"
 
 MAY_IMPORT: dict[str, set[str]] = {
+    "contract": set(),  # shared with the integration: the standard library only (D67)
     "home": set(),
     "policy": {"home"},
     "fastpath": {"home"},
     "llm": set(),
     "ha": {"home"},
     "weights": set(),
-    "agent": {"home", "policy", "fastpath", "ha", "llm"},
+    "agent": {"contract", "home", "policy", "fastpath", "ha", "llm"},
     "audit": {"agent"},
-    "mqtt": {"agent", "policy"},
-    "link": {"mqtt", "policy"},
-    "app": {"home", "policy", "fastpath", "llm", "ha", "weights", "agent", "audit", "mqtt", "link"},
+    "mqtt": {"contract", "agent", "policy"},
+    "link": {"contract", "mqtt", "policy"},
+    "app": {
+        "contract",
+        "home",
+        "policy",
+        "fastpath",
+        "llm",
+        "ha",
+        "weights",
+        "agent",
+        "audit",
+        "mqtt",
+        "link",
+    },
     "__main__": {"app", "audit", "weights"},
 }
 """Which parts each part may import (beyond itself and the shared modules below)."""

@@ -9,47 +9,30 @@ this integration's translations.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from homeassistant.helpers import intent
 
-QUESTIONS: Final = frozenset({"needs_confirmation", "needs_clarification"})
+from .contract import AppResponse, ErrorCode, Outcome, Status
+
 AUTH_CODES: Final = frozenset(
-    {"unauthenticated", "bad_signature", "stale_timestamp", "replayed", "unknown_user"}
+    code
+    for code in ErrorCode
+    if code.status is Status.REFUSED and code is not ErrorCode.UNKNOWN_PRINCIPAL
 )
-DOOR_CODES: Final = frozenset(
-    {
-        "payload_too_large",
-        "empty_payload",
-        "invalid_encoding",
-        "invalid_json",
-        "not_an_object",
-        "duplicate_field",
-        "unknown_field",
-        "missing_field",
-        "wrong_type",
-        "invalid_id",
-        "invalid_value",
-        "field_too_long",
-        "empty_text",
-        "text_too_long",
-        "unknown_language",
-        "invalid_reply_to",
-        "unexpected_signature",
-        "retained_request",
-        "invalid_principal",
-        "id_reused",
-        "internal_error",
-    }
-)
+"""The app refused Home Assistant's signature or user (never `unknown_principal`: HA's
+principal is always named in the app's policy)."""
+DOOR_CODES: Final = frozenset(code for code in ErrorCode if code.status is Status.ERROR)
 """The front door's own error codes (docs/mqtt-api.md): their messages are English."""
-PAIRING_LOST_CODES: Final = frozenset({"unauthenticated", "bad_signature"})
+PAIRING_LOST_CODES: Final = frozenset({ErrorCode.UNAUTHENTICATED, ErrorCode.BAD_SIGNATURE})
 """The app holds no secret, or another one: only pairing again helps (a reauth flow)."""
 READ_TOOLS: Final = frozenset(
     {"get_state", "list_entities", "list_events", "check_free_busy", "list_todo_items"}
 )
 """The tools that only read (`tool_schemas`' `Access.READ`; a test keeps them in step). An
 answer whose actions all read is a query answer, not an action done."""
+NO_TOOL_FITS: Final = "no_tool_fits"
+"""The agent's refusal of a request no tool it may use fits (the action it reports)."""
 
 
 @dataclass(frozen=True)
@@ -70,44 +53,15 @@ class Answer:
     """It answers a question about the home (state, calendar, to-do): nothing was changed."""
 
 
-def error_code_of(response: dict[str, Any]) -> str | None:
-    error = response.get("error")
-    code = error.get("code") if isinstance(error, dict) else None
-    return str(code) if code is not None else None
-
-
-def entities_with_outcome(response: dict[str, Any], outcome: str) -> tuple[str, ...]:
-    """The entities of the response's actions that ended in `outcome`, each once, in order."""
-    entity_ids = (
-        str(entity_id)
-        for action in response.get("actions") or []
-        if isinstance(action, dict) and action.get("outcome") == outcome
-        for entity_id in action.get("entity_ids") or []
-    )
-    return tuple(dict.fromkeys(entity_ids))
-
-
-def only_reads(response: dict[str, Any]) -> bool:
-    """The response's executed actions exist and all only read."""
-    tools = [
-        action.get("tool")
-        for action in response.get("actions") or []
-        if isinstance(action, dict) and action.get("outcome") == "executed"
-    ]
-    return bool(tools) and all(tool in READ_TOOLS for tool in tools)
-
-
-def answer_for(response: dict[str, Any]) -> Answer:
-    status = response.get("status")
-    speech = str(response.get("speech") or "")
-    code = error_code_of(response)
-    if status == "done" or status in QUESTIONS:
+def answer_for(response: AppResponse) -> Answer:
+    speech, code = response.speech, response.error_code
+    if response.status is Status.DONE or response.asks:
         return Answer(
             speech,
-            continue_conversation=status in QUESTIONS,
-            executed=entities_with_outcome(response, "executed"),
-            failed=entities_with_outcome(response, "failed"),
-            query=status == "done" and only_reads(response),
+            continue_conversation=response.asks,
+            executed=response.entities(Outcome.EXECUTED),
+            failed=response.entities(Outcome.FAILED),
+            query=response.status is Status.DONE and only_reads(response),
         )
     if code in AUTH_CODES:
         return Answer(
@@ -116,16 +70,15 @@ def answer_for(response: dict[str, Any]) -> Answer:
             translation_key="not_authorized",
             placeholders={"code": str(code)},
         )
-    if status in {"busy", "warming_up"}:
+    if response.status in {Status.BUSY, Status.WARMING_UP}:
         # While warming up, the app's words carry the progress and the estimate.
-        spoken = speech if status == "warming_up" else ""
-        key = None if spoken else ("agent_busy" if status == "busy" else "agent_warming_up")
+        spoken = speech if response.status is Status.WARMING_UP else ""
+        key = None
+        if not spoken:
+            key = "agent_busy" if response.status is Status.BUSY else "agent_warming_up"
         return Answer(spoken, intent.IntentResponseErrorCode.FAILED_TO_HANDLE, translation_key=key)
-    if status == "refused":
-        nothing_fits = any(
-            isinstance(action, dict) and action.get("tool") == "no_tool_fits"
-            for action in response.get("actions") or []
-        )
+    if response.status is Status.REFUSED:
+        nothing_fits = any(action.tool == NO_TOOL_FITS for action in response.actions)
         kind = (
             intent.IntentResponseErrorCode.NO_INTENT_MATCH
             if nothing_fits
@@ -137,6 +90,12 @@ def answer_for(response: dict[str, Any]) -> Answer:
             "",
             intent.IntentResponseErrorCode.FAILED_TO_HANDLE,
             translation_key="agent_error",
-            placeholders={"code": str(code or status), "message": speech},
+            placeholders={"code": str(code or response.status), "message": speech},
         )
     return Answer(speech, intent.IntentResponseErrorCode.FAILED_TO_HANDLE)
+
+
+def only_reads(response: AppResponse) -> bool:
+    """The response's executed actions exist and all only read."""
+    tools = response.tools(Outcome.EXECUTED)
+    return bool(tools) and all(tool in READ_TOOLS for tool in tools)

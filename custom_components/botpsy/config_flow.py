@@ -42,13 +42,8 @@ from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
 import probatio
 
-from .const import (
-    CONF_APP_SLUG,
-    CONF_INSTANCE,
-    CONF_SECRET,
-    DOMAIN,
-    INSTANCE_PATTERN,
-)
+from .const import CONF_APP_SLUG, CONF_INSTANCE, CONF_SECRET, DOMAIN
+from .contract import INSTANCE_PATTERN
 from .discovery import async_online_instances, instance_of
 from .mqtt_util import json_object
 from .options_flow import PermissionsFlow

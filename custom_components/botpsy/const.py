@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from typing import Final
 
 DOMAIN: Final = "botpsy"
@@ -18,13 +17,6 @@ SUPERVISOR_LABEL: Final = "supervisor discovery"
 CONF_APP_SLUG: Final = "app_slug"
 """The Supervisor's slug of the app, when its discovery set the entry up (for its page)."""
 APP_DOCS_URL: Final = "https://github.com/botpsy/botpsy-ha/blob/main/addon/DOCS.md"
-
-BASE_TOPIC: Final = "botpsy"
-INSTANCE_PATTERN: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
-HA_PRINCIPAL: Final = "homeassistant"
-"""The named MQTT principal Home Assistant publishes as. Requests of a signed-in HA user are
-signed and act as that user; requests without one (a voice satellite, an automation) act as
-this principal, which the app's policy grants rights to under `mqtt: homeassistant:`."""
 
 EVENT_ACTION: Final = "botpsy_action"
 ATTR_VIA: Final = "via"

@@ -41,7 +41,7 @@ async def async_get_config_entry_diagnostics(
             },
             "app": {
                 "online": link.online,
-                "info": link.info,
+                "info": None if link.info is None else dict(link.info.document),
                 "policy": {
                     "valid": policy.get("valid"),
                     "people_with_rules": len(policy.get("users") or []),

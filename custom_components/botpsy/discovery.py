@@ -7,9 +7,8 @@ import asyncio
 from homeassistant.components import mqtt
 from homeassistant.core import HomeAssistant, callback
 
-from .const import INSTANCE_PATTERN
+from .contract import INSTANCE_PATTERN, STATUS_WILDCARD
 from .mqtt_util import async_subscribe_ready, json_object
-from .topics import STATUS_WILDCARD
 
 DISCOVERY_SETTLE_S = 0.2
 """After the broker confirms a subscription, how long retained messages may take to arrive."""

@@ -25,6 +25,7 @@ from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.event import async_call_later
 
 from .const import CONF_ACKNOWLEDGED, DOMAIN, SUPERVISOR_LABEL
+from .contract import BrokerAcl, Pairing
 from .link import AgentLink
 
 OFFLINE = "agent_offline"
@@ -56,9 +57,9 @@ class AgentIssues:
         self._follow(OFFLINE, link.online is False, OFFLINE_ISSUE_DELAY_S)
         self._follow(NO_MODEL, link.online is True and link.model is None, NO_MODEL_ISSUE_DELAY_S)
         acl = link.broker_acl
-        if acl == "off" and not self._exists(BROKER_WITHOUT_ACL):
+        if acl is BrokerAcl.OFF and not self._exists(BROKER_WITHOUT_ACL):
             self._create(BROKER_WITHOUT_ACL, ir.IssueSeverity.WARNING)
-        elif acl == "on":
+        elif acl is BrokerAcl.ON:
             ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(BROKER_WITHOUT_ACL))
 
     @callback
@@ -119,7 +120,7 @@ class PairingIssues:
         """Follow the app's list of secrets (ignored until a signed one arrived)."""
         if self._link.pairings is None:
             return
-        unknown = {p["id"]: p["label"] for p in self._link.pairings if not self._known(p)}
+        unknown = {p.id: p.label for p in self._link.pairings if not self._known(p)}
         for gone in self._raised - set(unknown):
             ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(gone))
         for pairing_id, label in unknown.items():
@@ -146,11 +147,11 @@ class PairingIssues:
             ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(pairing_id))
         self._raised.clear()
 
-    def _known(self, pairing: dict[str, str]) -> bool:
+    def _known(self, pairing: Pairing) -> bool:
         return (
-            pairing["id"] == self._link.pairing_id
-            or pairing["label"] == SUPERVISOR_LABEL
-            or pairing["id"] in self._entry.data.get(CONF_ACKNOWLEDGED, [])
+            pairing.id == self._link.pairing_id
+            or pairing.label == SUPERVISOR_LABEL
+            or pairing.id in self._entry.data.get(CONF_ACKNOWLEDGED, [])
         )
 
 

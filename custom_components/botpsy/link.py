@@ -25,12 +25,26 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers.event import async_call_later
 from homeassistant.util.ulid import ulid_now
 
-from .answers import PAIRING_LOST_CODES, error_code_of
-from .const import DOMAIN, HA_PRINCIPAL, LOGGER
+from .answers import PAIRING_LOST_CODES
+from .const import DOMAIN, LOGGER
+from .contract import (
+    HA_PRINCIPAL,
+    AppInfo,
+    AppResponse,
+    AppStatus,
+    BrokerAcl,
+    ContractError,
+    InstanceTopics,
+    Pairing,
+    PolicyVerdict,
+    app_message_valid,
+    fingerprint,
+    open_answer,
+    pairings_from_json,
+    sign,
+)
 from .events import Origin, fire_action_event
 from .mqtt_util import Handler, async_publish_json, async_subscribe_ready, json_object
-from .signing import app_message_valid, fingerprint, open_answer, sign
-from .topics import AgentTopics
 
 REQUEST_TIMEOUT_S = 90.0
 """The app's model path may take its own 60 s on slow hardware."""
@@ -46,8 +60,6 @@ PAIRING_CHECK_S = 30.0
 """A `status` the app signed for other pairings but not ours, and none for us this long
 after: the app lost our secret (a restore, a reinstall). HA's birth makes the app announce
 again within seconds, so a fake one alone cannot outlast this."""
-ONLINE, OFFLINE = "online", "offline"
-DEFAULT_LANGUAGES = ("en", "ko", "id")
 
 
 class AgentUnavailable(HomeAssistantError):
@@ -75,22 +87,23 @@ class AgentLink:
         self.hass = hass
         self.instance = instance
         self._secret = secret
-        self.topics = AgentTopics(instance)
-        self._reply_topic = self.topics.reply(reply_key)
+        self.topics = InstanceTopics(instance)
+        self._request_topic = self.topics.request_of(HA_PRINCIPAL)
+        self._reply_topic = f"{self.topics.response_of(HA_PRINCIPAL)}/{reply_key}"
         self.online: bool | None = None
         """None until the app's retained status arrived."""
-        self.info: dict[str, Any] | None = None
+        self.info: AppInfo | None = None
         self.policy_state: dict[str, Any] | None = None
-        self.pairings: list[dict[str, str]] | None = None
-        """The secrets the app holds (`id`, `label`), from its signed `pairing/state`."""
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.pairings: tuple[Pairing, ...] | None = None
+        """The secrets the app holds, from its signed `pairing/state`."""
+        self._pending: dict[str, asyncio.Future[AppResponse]] = {}
         self._origins: OrderedDict[str, Origin] = OrderedDict()
         self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT_EXCHANGES)
         """The last exchanges, for diagnostics (which redact their content)."""
         self._listeners: list[Callable[[], None]] = []
         self.on_pairing_lost: Callable[[], None] | None = None
         """Called when the app refuses a signed request for want of our secret."""
-        self._policy_waiters: list[Callable[[dict[str, Any]], None]] = []
+        self._policy_waiters: list[Callable[[PolicyVerdict], None]] = []
         self._unsubscribe: list[CALLBACK_TYPE] = []
         self._session: str | None = None
         """The app connection whose signed `status` we believe now, and its `ts`."""
@@ -99,7 +112,7 @@ class AgentLink:
         self._events_seen: OrderedDict[str, float] = OrderedDict()
         """Our signature of each action event believed, until its `ts` is too old anyway."""
         self._pairing_check: CALLBACK_TYPE | None = None
-        self._unverified_refusals: dict[str, dict[str, Any]] = {}
+        self._unverified_refusals: dict[str, AppResponse] = {}
         """Refusals `bad_signature`/`unauthenticated` we cannot verify, by request: believed
         only when no signed answer came before the request's timeout."""
 
@@ -138,28 +151,27 @@ class AgentLink:
     # --- what the app reports ----------------------------------------------------------------
 
     @property
+    def _info(self) -> AppInfo:
+        return self.info or AppInfo()
+
+    @property
     def languages(self) -> list[str]:
-        languages = (self.info or {}).get("languages")
-        if isinstance(languages, list) and languages:
-            return [str(language) for language in languages]
-        return list(DEFAULT_LANGUAGES)
+        return list(self._info.languages)
 
     @property
     def version(self) -> str | None:
-        version = (self.info or {}).get("version")
-        return str(version) if version is not None else None
+        return self._info.version
 
     @property
-    def broker_acl(self) -> str | None:
-        """What the app found of the broker's ACL: `on`, `off`, `unknown`; None when its
-        signed `info` does not say (an older app)."""
-        acl = (self.info or {}).get("broker_acl")
-        return acl if acl in ("on", "off", "unknown") else None
+    def broker_acl(self) -> BrokerAcl | None:
+        """What the app found of the broker's ACL; None when its signed `info` does not say
+        (an older app)."""
+        return self._info.broker_acl
 
     @property
     def model(self) -> str | None:
-        model = (self.info or {}).get("model")
-        return str(model.get("file")) if isinstance(model, dict) else None
+        """The model file the app runs; None when it has none."""
+        return self._info.model_file
 
     # --- requests ----------------------------------------------------------------------------
 
@@ -170,9 +182,9 @@ class AgentLink:
         via: str,
         context: Context | None = None,
         timeout_s: float | None = None,
-    ) -> dict[str, Any]:
-        """Send `ask` and return the app's response (its JSON). Raises `AgentUnavailable`
-        when the app is offline or does not answer in time."""
+    ) -> AppResponse:
+        """Send `ask` and return the app's response. Raises `AgentUnavailable` when the app
+        is offline, does not answer in time, or answers what this version cannot read."""
         if self.online is False:
             raise AgentUnavailable(translation_domain=DOMAIN, translation_key="agent_offline")
         request_id = f"ha-{ulid_now()}"
@@ -195,21 +207,22 @@ class AgentLink:
             document["origin"] = HA_PRINCIPAL
         document = sign(document | {"seal": True}, self._secret)
         self._remember_origin(request_id, Origin(via, context))
-        answered: asyncio.Future[dict[str, Any]] = self.hass.loop.create_future()
+        answered: asyncio.Future[AppResponse] = self.hass.loop.create_future()
         self._pending[request_id] = answered
         started = time.monotonic()
         try:
-            await async_publish_json(self.hass, self.topics.request, document)
+            await async_publish_json(self.hass, self._request_topic, document)
             async with asyncio.timeout(REQUEST_TIMEOUT_S if timeout_s is None else timeout_s):
                 response = await answered
         except TimeoutError:
             # Only an unsigned refusal came: an app that lost our secret looks like this,
             # and a faker who cannot also silence the real app's answer gains nothing.
-            response = self._unverified_refusals.get(request_id) or {}
-            if not response:
+            refusal = self._unverified_refusals.get(request_id)
+            if refusal is None:
                 raise AgentUnavailable(
                     translation_domain=DOMAIN, translation_key="agent_timeout"
                 ) from None
+            response = refusal
         except AgentUnavailable:
             raise
         except HomeAssistantError as err:  # HA's MQTT client is not connected
@@ -219,8 +232,8 @@ class AgentLink:
         finally:
             self._pending.pop(request_id, None)
             self._unverified_refusals.pop(request_id, None)
-        if error_code_of(response) in PAIRING_LOST_CODES:
-            self._pairing_lost(str(error_code_of(response)))
+        if response.error_code in PAIRING_LOST_CODES:
+            self._pairing_lost(str(response.error_code))
         self.recent.append(
             {
                 "via": via,
@@ -228,7 +241,7 @@ class AgentLink:
                 "user_id": ask.user_id,
                 "dry_run": ask.dry_run,
                 "round_trip_ms": round((time.monotonic() - started) * 1000, 1),
-                "response": response,
+                "response": response.document,
             }
         )
         return response
@@ -255,15 +268,9 @@ class AgentLink:
         )
         verdict: asyncio.Future[dict[str, Any]] = self.hass.loop.create_future()
 
-        def check(state: dict[str, Any]) -> None:
-            last = state.get("last_update")
-            if (
-                isinstance(last, dict)
-                and last.get("key") == key
-                and last.get("revision") == revision
-                and not verdict.done()
-            ):
-                verdict.set_result(last)
+        def check(last: PolicyVerdict) -> None:
+            if (last.key, last.revision) == (key, revision) and not verdict.done():
+                verdict.set_result(last.to_json())
 
         self._policy_waiters.append(check)
         try:
@@ -306,19 +313,31 @@ class AgentLink:
             LOGGER.debug("Ignored an answer on %s that no request waits for", message.topic)
             return
         if not app_message_valid(response, self._secret):
-            if error_code_of(response) in PAIRING_LOST_CODES:
-                # An app that lost our secret cannot sign for us, but neither can a faker:
-                # the request goes on waiting for a signed answer (issue 25, finding 3).
-                response.pop("sigs", None)
-                self._unverified_refusals[request_id] = response
+            self._keep_unverified_refusal(request_id, response)
             LOGGER.warning("Ignored a message on %s that the app did not sign", message.topic)
             return
         opened = open_answer(response, self._secret)
         if opened is None:
             LOGGER.warning("Ignored an answer on %s whose seal is not ours", message.topic)
             return
-        opened.pop("sigs", None)
-        pending.set_result(opened)
+        try:
+            pending.set_result(AppResponse.from_json(opened))
+        except ContractError as err:
+            LOGGER.warning("Cannot read an answer of the BotPsy app %s: %s", self.instance, err)
+            pending.set_exception(
+                AgentUnavailable(translation_domain=DOMAIN, translation_key="invalid_answer")
+            )
+
+    def _keep_unverified_refusal(self, request_id: str, response: dict[str, Any]) -> None:
+        """An app that lost our secret cannot sign for us, but neither can a faker: the
+        request goes on waiting for a signed answer, and only then believes this refusal
+        (issue 25, finding 3)."""
+        try:
+            refusal = AppResponse.from_json(response)
+        except ContractError:
+            return
+        if refusal.error_code in PAIRING_LOST_CODES:
+            self._unverified_refusals[request_id] = refusal
 
     @callback
     def _status_received(self, message: mqtt.ReceiveMessage) -> None:
@@ -328,13 +347,15 @@ class AgentLink:
                 self._maybe_unpaired()
             return
         assert status is not None
-        state, session, ts = status.get("state"), status.get("session"), status.get("ts")
-        if state not in (ONLINE, OFFLINE) or not isinstance(session, str):
+        try:
+            news = AppStatus.from_json(status)
+        except ContractError as err:
+            LOGGER.warning("Ignored a status of the BotPsy app %s: %s", self.instance, err)
             return
-        if not isinstance(ts, int) or not self._status_is_news(state == ONLINE, session, ts):
+        if not self._status_is_news(news):
             LOGGER.debug("Ignored an old status of the BotPsy app %s", self.instance)
             return
-        online = state == ONLINE
+        online = news.online
         if online == self.online:
             return
         self.online = online
@@ -359,12 +380,13 @@ class AgentLink:
 
         self._pairing_check = async_call_later(self.hass, PAIRING_CHECK_S, check)
 
-    def _status_is_news(self, online: bool, session: str, ts: int) -> bool:
+    def _status_is_news(self, status: AppStatus) -> bool:
         """Whether a status the app signed is about now, not a copy of an older one: an
         `offline` counts for the connection we believe (its last will) or a later one; an
         `online` for no connection that said `offline` already, nor one older than ours."""
+        session, ts = status.session, status.ts
         current = session == self._session
-        if online:
+        if status.online:
             fresh = session not in self._ended_sessions and (current or ts >= self._status_ts)
         else:
             fresh = current or ts >= self._status_ts
@@ -377,11 +399,15 @@ class AgentLink:
     @callback
     def _info_received(self, message: mqtt.ReceiveMessage) -> None:
         info = json_object(message.payload)
-        if self._from_app(info, message.topic):
-            assert info is not None
-            info.pop("sigs", None)
-            self.info = info
-            self._notify()
+        if not self._from_app(info, message.topic):
+            return
+        assert info is not None
+        try:
+            self.info = AppInfo.from_json(info)
+        except ContractError as err:
+            LOGGER.warning("Ignored an info of the BotPsy app %s: %s", self.instance, err)
+            return
+        self._notify()
 
     @callback
     def _policy_received(self, message: mqtt.ReceiveMessage) -> None:
@@ -389,9 +415,15 @@ class AgentLink:
         if not self._from_app(state, message.topic):
             return
         assert state is not None
+        try:
+            verdict = PolicyVerdict.of_state(state)
+        except ContractError as err:
+            LOGGER.warning("Ignored a policy state of the BotPsy app %s: %s", self.instance, err)
+            return
         self.policy_state = state
-        for waiter in list(self._policy_waiters):
-            waiter(state)
+        if verdict is not None:
+            for waiter in list(self._policy_waiters):
+                waiter(verdict)
 
     @callback
     def _pairings_received(self, message: mqtt.ReceiveMessage) -> None:
@@ -399,14 +431,11 @@ class AgentLink:
         if not self._from_app(state, message.topic):
             return
         assert state is not None
-        listed = state.get("pairings")
-        if not isinstance(listed, list):
+        try:
+            self.pairings = pairings_from_json(state)
+        except ContractError as err:
+            LOGGER.warning("Ignored a pairing state of the BotPsy app %s: %s", self.instance, err)
             return
-        self.pairings = [
-            {"id": str(p.get("id")), "label": str(p.get("label", ""))}
-            for p in listed
-            if isinstance(p, dict) and isinstance(p.get("id"), str)
-        ]
         self._notify()
 
     @callback

@@ -28,12 +28,9 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 import probatio
 
-from . import spake2
-from .answers import error_code_of
+from .contract import CONNECTION_TEST_USER, ErrorCode, InstanceTopics, sign, spake2
 from .link import AgentLink, AgentUnavailable, Ask
 from .mqtt_util import QOS, async_publish_json, async_subscribe_ready, json_object
-from .signing import sign
-from .topics import AgentTopics
 
 PAIRING_TIMEOUT_S = 15.0
 PROBE_TIMEOUT_S = 10.0
@@ -43,9 +40,6 @@ CODE_ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH: Final = 8
 CODE_COMMAND: Final = "botpsy/pairing/code"
 DATA_CODES: Final = "botpsy_pairing_codes"
-PROBE_USER = "botpsy-connection-test"
-"""A user id no HA user has: the app answers a correctly signed request for it
-`unknown_user` without running anything, and a wrongly signed one `bad_signature`."""
 
 
 class PairingError(Exception):
@@ -118,7 +112,7 @@ async def async_pair(hass: HomeAssistant, instance: str) -> str:
     """The shared secret agreed with the app `instance`, by a code only HA and the app see."""
     async with PairingCodes.of(hass).offered(instance) as offer:
         try:
-            await mqtt.async_publish(hass, AgentTopics(instance).pairing_open, "PRESS", qos=QOS)
+            await mqtt.async_publish(hass, InstanceTopics(instance).pairing_open, "PRESS", qos=QOS)
         except HomeAssistantError:  # HA's MQTT integration is not connected (or not set up)
             raise PairingError("cannot_connect") from None
         try:
@@ -133,7 +127,7 @@ async def async_pair(hass: HomeAssistant, instance: str) -> str:
 
 async def async_exchange_secret(hass: HomeAssistant, instance: str, code: str) -> str:
     """SPAKE2 with the app's open window for `code`: the secret both sides derive."""
-    topics = AgentTopics(instance)
+    topics = InstanceTopics(instance)
     session = secrets.token_hex(8)
     answers: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
@@ -175,7 +169,7 @@ async def async_revoke(
     document: dict[str, Any] = {"v": 1, "revoke": target}
     if user_id is not None:
         document["user_id"] = user_id
-    await async_publish_json(hass, AgentTopics(instance).pairing_revoke, sign(document, secret))
+    await async_publish_json(hass, InstanceTopics(instance).pairing_revoke, sign(document, secret))
 
 
 def _keys(instance: str, t: int, reply: dict[str, Any], w: int, x: int) -> spake2.SessionKeys:
@@ -205,7 +199,9 @@ async def async_probe(hass: HomeAssistant, instance: str, secret: str, reply_key
     try:
         await link.async_start(follow=False)
         response = await link.async_request(
-            Ask("connection test", "en", user_id=PROBE_USER),
+            # No HA user has this id: the app answers a well-signed request for it
+            # `unknown_user` without running anything, a wrongly signed one `bad_signature`.
+            Ask("connection test", "en", user_id=CONNECTION_TEST_USER),
             via="setup",
             timeout_s=PROBE_TIMEOUT_S,
         )
@@ -215,5 +211,5 @@ async def async_probe(hass: HomeAssistant, instance: str, secret: str, reply_key
         raise PairingError("cannot_connect") from None
     finally:
         await link.async_stop()
-    if error_code_of(response) != "unknown_user":
+    if response.error_code != ErrorCode.UNKNOWN_USER:
         raise PairingError("secret_rejected")

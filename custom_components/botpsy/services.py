@@ -12,8 +12,6 @@ translated error instead.
 
 from __future__ import annotations
 
-from typing import Any
-
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, ServiceCall, ServiceResponse, SupportsResponse
 from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
@@ -21,8 +19,9 @@ from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers.service import async_register_admin_service
 import probatio
 
-from .answers import answer_for, error_code_of
+from .answers import answer_for
 from .const import DOMAIN
+from .contract import AppResponse, Status
 from .link import AgentLink, Ask
 
 SERVICE_ASK = "ask"
@@ -76,7 +75,7 @@ def async_setup_services(hass: HomeAssistant) -> None:
             context=call.context,
         )
         _raise_for_failure(response)
-        return response
+        return dict(response.document)
 
     hass.services.async_register(
         DOMAIN, SERVICE_ASK, ask, schema=ASK_SCHEMA, supports_response=SupportsResponse.ONLY
@@ -136,7 +135,7 @@ async def _acting_user(hass: HomeAssistant, call: ServiceCall) -> str | None:
     return str(user.id)
 
 
-def _raise_for_failure(response: dict[str, Any]) -> None:
+def _raise_for_failure(response: AppResponse) -> None:
     """What Assist says from this integration's translations (the answer is no decision of
     the agent's) is an error of the action; so is an error the agent phrased itself, which
     Assist says as it is."""
@@ -147,12 +146,12 @@ def _raise_for_failure(response: dict[str, Any]) -> None:
             translation_key=answer.translation_key,
             translation_placeholders=answer.placeholders,
         )
-    if response.get("status") == "error":
+    if response.status is Status.ERROR:
         raise HomeAssistantError(
             translation_domain=DOMAIN,
             translation_key="agent_error",
             translation_placeholders={
-                "code": error_code_of(response) or "error",
+                "code": response.error_code or "error",
                 "message": answer.speech,
             },
         )

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from botpsy_agent.app.supervisor import SupervisorAccess
-from botpsy_agent.link import spake2
+from botpsy_agent.contract import fingerprint, sign, sign_app_message, spake2
 from botpsy_agent.link.channel import (
     OPEN_PRESSES_PER_MINUTE,
     PAIRING_MESSAGES_PER_MINUTE,
@@ -30,12 +30,11 @@ from botpsy_agent.link.pairing import (
     Pairing,
     Revocations,
     SecretStore,
-    fingerprint,
     offer_to_home_assistant,
 )
 from botpsy_agent.link.policy_sync import PolicyUpdates
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import SecretFile, sign, sign_app_message
+from botpsy_agent.mqtt.signing import SecretFile
 from botpsy_agent.policy.store import PolicyStore
 from devkit.mosquitto import MosquittoBroker
 from devkit.supervisor import SupervisorStandIn

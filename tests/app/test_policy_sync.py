@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from botpsy_agent.contract import sign
 from botpsy_agent.link.policy_sync import PolicyUpdates, merge_update, replace_top_level
-from botpsy_agent.mqtt.signing import StaticSecrets, sign
+from botpsy_agent.mqtt.signing import StaticSecrets
 from botpsy_agent.policy.store import PolicyStore
 
 SECRET = "policy-sync-test-secret-0123456789"

@@ -23,10 +23,10 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.contract import sign_app_message
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.mqtt.announce import status_payload
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import sign_app_message
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.mosquitto import MosquittoBroker

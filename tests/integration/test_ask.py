@@ -149,7 +149,7 @@ async def test_a_secret_the_app_does_not_hold(
     assert raised.value.translation_placeholders == {"code": "bad_signature"}
     # Without a user the request is signed as Home Assistant: refused alike.
     response = await link.async_request(Ask("turn off the kitchen lights", "en"), via="test")
-    assert response["error"]["code"] == "bad_signature"
+    assert response.error_code == "bad_signature"
 
 
 async def test_a_busy_app(

@@ -19,7 +19,7 @@ from homeassistant.helpers import issue_registry as ir
 import pytest
 
 from botpsy_agent.app.supervisor import SupervisorAccess
-from botpsy_agent.mqtt.signing import sign_app_message
+from botpsy_agent.contract import sign_app_message
 from custom_components.botpsy.const import DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.supervisor import MqttServiceData, SupervisorStandIn
@@ -67,7 +67,8 @@ async def test_a_broker_without_an_acl_is_a_repair_issue_until_the_acl_is_on(
         assert LOGIN_PASSWORD not in caplog.text  # the Mosquitto app's logins stay unread
 
         # A login without the secret claims an ACL: unsigned, or signed with another secret.
-        info = dict(link.info or {})
+        assert link.info is not None
+        info = dict(link.info.document)
         for forged in (
             json.dumps({**info, "broker_acl": "on"}),
             json.dumps(sign_app_message({**info, "broker_acl": "on"}, ["not-our-secret-" * 3])),

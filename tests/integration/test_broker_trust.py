@@ -17,8 +17,8 @@ from homeassistant.components import mqtt
 from homeassistant.core import HomeAssistant, callback
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from botpsy_agent.mqtt.signing import seal_answer, sign_app_message
-from custom_components.botpsy import signing as integration_signing
+from botpsy_agent.contract import sign_app_message
+from custom_components.botpsy.contract import open_answer
 from custom_components.botpsy.link import AgentLink, Ask
 from custom_components.botpsy.mqtt_util import async_subscribe_ready
 from tests.ha_mqtt import wait_for
@@ -84,7 +84,8 @@ async def test_status_and_info_the_app_did_not_sign_are_not_believed(
 ) -> None:
     link: AgentLink = botpsy_entry.runtime_data
     assert link.online is True
-    info = dict(link.info or {})
+    assert link.info is not None
+    info = dict(link.info.document)
     status = f"{ROOT}/status"
     # Plain text, unsigned JSON, another secret's signature, an old signed `offline` of
     # another connection: none makes HA think the app is offline.
@@ -102,9 +103,9 @@ async def test_status_and_info_the_app_did_not_sign_are_not_believed(
     await mqtt.async_publish(hass, f"{ROOT}/events", "{}", 1)  # a message after them all
     await hass.async_block_till_done()
     assert link.online is True
-    assert link.info == info
+    assert dict(link.info.document) == info
     response = await link.async_request(Ask("turn off the kitchen lights", "en"), via="test")
-    assert response["status"] == "done"
+    assert response.status == "done"
     # The app's own `offline` (its stop) is believed.
     await app_runner.stop(app_runner.running[0])
     await wait_for(lambda: link.online is False, "the app's own offline")
@@ -172,16 +173,7 @@ async def test_answers_show_other_logins_no_words_and_no_actions(
     seen = json.loads(raw)
     assert "speech" not in seen and "actions" not in seen
     assert seen["status"] == "done"
-    # Only our secret opens it (the app's and the integration's copies agree).
-    assert integration_signing.open_answer(seen, SECRET) is not None
-    wrong = integration_signing.open_answer(seen, "not-our-secret-0123456789abcdef")
+    # Only our secret opens it.
+    assert open_answer(seen, SECRET) is not None
+    wrong = open_answer(seen, "not-our-secret-0123456789abcdef")
     assert wrong is None or wrong.get("speech") != response["speech"]
-
-
-def test_the_seal_of_the_app_opens_with_the_integrations_copy() -> None:
-    answer = {"id": "a1", "status": "done", "speech": "Schicke „Küche“", "actions": [{"x": 1}]}
-    sealed = seal_answer(answer, SECRET)
-    assert set(sealed) == {"id", "status", "sealed"}
-    assert integration_signing.open_answer(sealed, SECRET) == answer
-    assert integration_signing.open_answer({**sealed, "sealed": "!!"}, SECRET) is None
-    assert integration_signing.open_answer(answer, SECRET) == answer  # nothing sealed

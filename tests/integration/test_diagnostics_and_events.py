@@ -15,7 +15,7 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 )
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
-from botpsy_agent.mqtt.signing import sign
+from botpsy_agent.contract import sign
 from custom_components.botpsy import logbook
 from custom_components.botpsy.const import DOMAIN, EVENT_ACTION
 from devkit.mosquitto import MosquittoBroker

@@ -124,8 +124,3 @@ def test_the_package_stands_alone() -> None:
     assert hacs["name"] == manifest["name"]
     for image in ("icon.png", "logo.png", "icon@2x.png", "logo@2x.png"):
         assert (PACKAGE / "brand" / image).stat().st_size > 0
-
-
-def test_the_pairing_arithmetic_is_the_apps() -> None:
-    app = (ROOT / "addon" / "botpsy_agent" / "link" / "spake2.py").read_text()
-    assert (PACKAGE / "spake2.py").read_text() == app

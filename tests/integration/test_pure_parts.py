@@ -10,14 +10,17 @@ import pytest
 
 from botpsy_agent.agent.protocol import ActionReport, AgentResponse, ErrorInfo, Outcome, Status
 from custom_components.botpsy.answers import answer_for
+from custom_components.botpsy.contract import AppResponse
 from custom_components.botpsy.permissions import BoundsError, form_from_rules, rules_from_form
 
 Code = intent.IntentResponseErrorCode
 
 
-def response(status: Status, speech: str, code: str | None = None, **extra: Any) -> dict[str, Any]:
+def response(status: Status, speech: str, code: str | None = None, **extra: Any) -> AppResponse:
+    """The app's answer as the integration reads it: the app's JSON, through the contract."""
     error = ErrorInfo(code, speech) if code else None
-    return AgentResponse("r1", status, speech=speech, error=error, **extra).to_json()
+    wire = AgentResponse("r1", status, speech=speech, error=error, **extra).to_json()
+    return AppResponse.from_json(wire)
 
 
 @pytest.mark.parametrize(
@@ -78,7 +81,7 @@ def response(status: Status, speech: str, code: str | None = None, **extra: Any)
     ],
 )
 def test_what_assist_says(
-    wire: dict[str, Any], speech: str, error: Code | None, key: str | None, follow_up: bool
+    wire: AppResponse, speech: str, error: Code | None, key: str | None, follow_up: bool
 ) -> None:
     answer = answer_for(wire)
     assert (answer.speech, answer.error, answer.translation_key) == (speech, error, key)

@@ -13,30 +13,13 @@ from homeassistant.core import Event, HomeAssistant, callback
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from botpsy_agent.mqtt.signing import sign_app_message
-from custom_components.botpsy import signing as integration_signing
 from custom_components.botpsy.link import AgentLink, AgentUnavailable, Ask
 from custom_components.botpsy.mqtt_util import async_subscribe_ready
 from tests.ha_mqtt import wait_for
-from tests.integration.conftest import INSTANCE, SECRET, AppRunner, app_status
+from tests.integration.conftest import INSTANCE, AppRunner, app_status
 from tests.integration.test_ask import ask
 
 ROOT = f"botpsy/{INSTANCE}"
-
-
-def test_the_integration_verifies_what_the_app_signs() -> None:
-    """The two copies of the contract (app and integration) agree, and nothing else does."""
-    message = {"type": "action", "data": {"tool": "turn_on", "name": "Küche"}}
-    signed = sign_app_message(message, [SECRET, "another-paired-secret-0123456789"])
-    assert integration_signing.app_message_valid(signed, SECRET, max_age_s=60)
-    assert not integration_signing.app_message_valid(signed, "not-ours-0123456789abcdef")
-    assert not integration_signing.app_message_valid({**signed, "data": {}}, SECRET)
-    assert not integration_signing.app_message_valid(message, SECRET)
-    old = sign_app_message(message, [SECRET], now=1_000_000)
-    assert integration_signing.app_message_valid(old, SECRET)
-    assert not integration_signing.app_message_valid(old, SECRET, max_age_s=300)
-    # An app message never passes as a request signed with the same secret.
-    assert integration_signing.sign(message, SECRET)["sig"] not in signed["sigs"].values()
 
 
 async def test_forged_answers_verdicts_and_events_are_not_believed(

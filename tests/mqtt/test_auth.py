@@ -7,11 +7,10 @@ from typing import Any
 
 import pytest
 
+from botpsy_agent.contract import CONNECTION_TEST_USER
 from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.mqtt import ApiSettings, StaticSecrets, sign
 from botpsy_agent.mqtt.auth import KnownUser
-from botpsy_agent.mqtt.codes import CONNECTION_TEST_USER
-from custom_components.botpsy.pairing import PROBE_USER
 from devkit.mosquitto import MosquittoBroker
 from tests.mqtt.agents import ActingAgent, EchoAgent
 from tests.mqtt.client import ApiClient
@@ -157,4 +156,3 @@ async def test_the_integrations_connection_test_is_answered_without_a_security_e
     assert agent.executions == 0
     events = [r.getMessage() for r in caplog.records if "Security event" in r.getMessage()]
     assert len(events) == 1 and "c2" in events[0]  # mallory is an event, the test is not
-    assert PROBE_USER == CONNECTION_TEST_USER  # the integration tests with that user id

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 import re
 
+from botpsy_agent.contract import canonical_bytes, signature_matches
 from botpsy_agent.mqtt import ApiSettings, ErrorCode, Topics
 from botpsy_agent.mqtt.schema import request_schema, stale_files
-from botpsy_agent.mqtt.signing import canonical_bytes, signature_matches
 from botpsy_agent.mqtt.wire import RequestParser, WireRequest, request_fields
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "mqtt-api.md"

@@ -23,11 +23,11 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 
 from botpsy_agent.app.runtime import App, RuntimeConfig
+from botpsy_agent.contract import sign
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import Offer, PlannerTurn, PlanRequest
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import sign
 from devkit.mosquitto import MosquittoBroker
 from tests.agent.support import HOME_POLICY
 from tests.app_runtime import runtime_config, write_app_files

@@ -15,8 +15,8 @@ import paho.mqtt.client as paho
 import pytest
 
 from botpsy_agent.audit.read import AuditFilter, AuditReader
+from botpsy_agent.contract import sign
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import sign
 from devkit.mosquitto import MosquittoBroker
 from tests.conftest import AGENT_USER, KITCHEN_USER
 from tests.ha_home import HaHome

@@ -21,7 +21,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from bench.stats import percentile
-from botpsy_agent.mqtt.signing import sign
+from botpsy_agent.contract import sign
 
 FAST_COMMANDS = (
     "turn on the kitchen lights",

@@ -9,17 +9,9 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
+# Re-exported: an answer's status and an action's outcome are the wire's words.
+from botpsy_agent.contract import Outcome as Outcome, Status as Status  # noqa: PLC0414
 from botpsy_agent.policy.model import Principal
-
-
-class Status(StrEnum):
-    DONE = "done"
-    NEEDS_CONFIRMATION = "needs_confirmation"
-    NEEDS_CLARIFICATION = "needs_clarification"
-    REFUSED = "refused"
-    ERROR = "error"
-    BUSY = "busy"  # queue full or rate limited (error.code says which)
-    WARMING_UP = "warming_up"  # the model is building its prompt prefix; ask again soon
 
 
 class Path(StrEnum):
@@ -36,14 +28,6 @@ class Decision(StrEnum):
     DENY = "deny"
     CONFIRM = "confirm"
     NONE = "none"  # no decision: the call failed or ended before the policy saw it
-
-
-class Outcome(StrEnum):
-    EXECUTED = "executed"
-    PLANNED = "planned"  # dry run: authorised, not executed
-    REFUSED = "refused"
-    PENDING_CONFIRMATION = "pending_confirmation"
-    FAILED = "failed"
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import re
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
+from botpsy_agent.contract import INSTANCE_PATTERN
 from botpsy_agent.llm.server import key_safe_over
 
 DEFAULT_OPTIONS_PATH: Final = Path("/data/options.json")
@@ -32,7 +33,6 @@ CONFIG_DIR_ENV: Final = "BOTPSY_CONFIG_DIR"
 DATA_DIR_ENV: Final = "BOTPSY_DATA_DIR"
 """Move the two folders elsewhere (development, the demo, tests)."""
 
-INSTANCE_PATTERN: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 INSTANCE_RULE: Final = "1-32 of a-z, 0-9, '_' or '-', starting with a letter or digit"
 LANGUAGE_PATTERN: Final = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")
 SHA256_PATTERN: Final = re.compile(r"[0-9a-fA-F]{64}")

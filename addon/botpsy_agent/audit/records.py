@@ -8,7 +8,7 @@ Kinds (field `kind`):
   entities and the error code;
 * `response` — the answer: status, path, error code, total time;
 * `refused` — a request answered at the door; `security: true` for the codes that may mean
-  someone posing as another or flooding (`mqtt.codes.SECURITY_CODES`).
+  someone posing as another or flooding (`contract.SECURITY_CODES`).
 
 Never: secrets, signatures, tokens, HA's results (states, events, items), error messages from
 HA. Texts people wrote (the request, the spoken answer, message bodies, event titles, to-do

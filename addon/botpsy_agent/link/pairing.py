@@ -53,8 +53,7 @@ from typing import Any, Final
 import aiohttp
 
 from botpsy_agent.app.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
-from botpsy_agent.link import spake2
-from botpsy_agent.mqtt import signing
+from botpsy_agent.contract import fingerprint, signature, spake2
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -145,10 +144,6 @@ class SecretStore:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
             file.write(self.HEADER + "".join(line + "\n" for line in lines))
         partial.replace(self.path)
-
-
-fingerprint = signing.secret_fingerprint
-"""A short public name of a secret (`signing.secret_fingerprint`)."""
 
 
 # --- the pairing code ---------------------------------------------------------------------
@@ -352,7 +347,7 @@ class Revocations:
     def _signer(self, message: Mapping[str, Any], sig: str) -> str | None:
         signer = None
         for secret, _ in self.store.entries():  # every secret is tried, match or not
-            if hmac.compare_digest(signing.signature(message, secret), sig):
+            if hmac.compare_digest(signature(message, secret), sig):
                 signer = secret
         return signer
 

@@ -40,7 +40,8 @@ from typing import Any, Final
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from botpsy_agent.mqtt.signing import SecretProvider, signature_matches
+from botpsy_agent.contract import signature_matches
+from botpsy_agent.mqtt.signing import SecretProvider
 from botpsy_agent.policy.loader import PolicyError, parse_policy
 from botpsy_agent.policy.schema import DEFAULT_CONFIRM
 from botpsy_agent.policy.store import PolicyStore

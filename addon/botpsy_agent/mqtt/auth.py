@@ -18,9 +18,8 @@ from collections.abc import Callable
 import logging
 from typing import Protocol
 
-from botpsy_agent.mqtt.codes import ErrorCode
-from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, matching_secret, redact
-from botpsy_agent.mqtt.topics import PRINCIPAL_PATTERN
+from botpsy_agent.contract import PRINCIPAL_PATTERN, ErrorCode, matching_secret
+from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, redact
 from botpsy_agent.mqtt.wire import HA_ORIGIN, Rejection, WireRequest
 from botpsy_agent.policy.model import Principal
 

@@ -22,13 +22,13 @@ from typing import Any
 
 from botpsy_agent.agent.protocol import Agent, AgentRequest, AgentResponse, Status
 from botpsy_agent.audit import records as audit_records  # a module: the two import each other
+from botpsy_agent.contract import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode, seal_answer
 from botpsy_agent.mqtt.auth import Authenticator
-from botpsy_agent.mqtt.codes import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode
 from botpsy_agent.mqtt.door_audit import DoorAudit, NoAudit, Refusal
 from botpsy_agent.mqtt.outcomes import Conflict, OutcomeCache, fingerprint
 from botpsy_agent.mqtt.ratelimit import RateLimiter
 from botpsy_agent.mqtt.settings import ApiSettings
-from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey, seal_answer
+from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey
 from botpsy_agent.mqtt.stats import DoorStats
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest, json_payload

@@ -24,7 +24,7 @@ class Refusal:
     claimed_user_id: str | None = None
     """The `user_id` the request claimed, for refused signed requests."""
     security: bool = False
-    """One of `codes.SECURITY_CODES`: someone may be posing as another, or flooding."""
+    """One of `contract.SECURITY_CODES`: someone may be posing as another, or flooding."""
 
 
 class DoorAudit(Protocol):

@@ -15,7 +15,7 @@ import hashlib
 from typing import Any
 
 from botpsy_agent.agent.protocol import AgentResponse
-from botpsy_agent.mqtt.signing import canonical_bytes
+from botpsy_agent.contract import canonical_bytes
 
 type OutcomeKey = tuple[str, str]
 """(principal key, request id)."""

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from botpsy_agent.agent.protocol import AgentResponse
-from botpsy_agent.mqtt.codes import ErrorCode
+from botpsy_agent.contract import ErrorCode
 from botpsy_agent.mqtt.settings import ApiSettings
 from botpsy_agent.mqtt.wire import MAX_TS, request_fields
 from tool_schemas.export import differing, export_command

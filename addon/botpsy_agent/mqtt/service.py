@@ -15,6 +15,7 @@ import secrets as random
 from typing import Any
 
 from botpsy_agent.agent.protocol import Agent
+from botpsy_agent.contract import sign_app_message
 from botpsy_agent.mqtt.announce import (
     AnnouncedModel,
     discovery_payload,
@@ -37,7 +38,6 @@ from botpsy_agent.mqtt.signing import (
     ReplayGuard,
     SecretProvider,
     StaticSecrets,
-    sign_app_message,
 )
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import json_payload

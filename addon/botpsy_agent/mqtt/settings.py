@@ -11,7 +11,8 @@ from enum import StrEnum
 from pathlib import Path
 import re
 
-from botpsy_agent.app.config import INSTANCE_PATTERN, INSTANCE_RULE
+from botpsy_agent.app.config import INSTANCE_RULE
+from botpsy_agent.contract import BASE_TOPIC, INSTANCE_PATTERN
 
 TOPIC_PREFIX_PATTERN = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
 
@@ -59,7 +60,7 @@ class ApiSettings:
 
     instance: str = "home"
     """`botpsy/<instance>/…`; one per app installation."""
-    base_topic: str = "botpsy"
+    base_topic: str = BASE_TOPIC
     discovery_prefix: str = "homeassistant"
     languages: tuple[str, ...] = ("en", "ko", "id")
     """Languages the agent answers in; a request for another is refused."""

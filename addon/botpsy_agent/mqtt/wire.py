@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from botpsy_agent.audit.printable import quoted_names
-from botpsy_agent.mqtt.codes import ErrorCode
+from botpsy_agent.contract import ErrorCode
 from botpsy_agent.mqtt.settings import ApiSettings
 
 ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.:-]*"

@@ -1,16 +1,41 @@
-"""Error codes of the topic API: each says what was wrong, and which status it comes with.
+"""The words of the wire: an answer's status, an action's outcome, and the front door's error
+codes, each with the status it comes with.
 
-docs/mqtt-api.md tables them; a test keeps that table complete.
+docs/mqtt-api.md tables the codes; a test keeps that table complete.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-from botpsy_agent.agent.protocol import Status
+
+class Status(StrEnum):
+    DONE = "done"
+    NEEDS_CONFIRMATION = "needs_confirmation"
+    NEEDS_CLARIFICATION = "needs_clarification"
+    REFUSED = "refused"
+    ERROR = "error"
+    BUSY = "busy"  # queue full or rate limited (error.code says which)
+    WARMING_UP = "warming_up"  # the model is building its prompt prefix; ask again soon
+
+
+QUESTIONS = frozenset({Status.NEEDS_CONFIRMATION, Status.NEEDS_CLARIFICATION})
+"""The statuses that ask the requester something: the conversation goes on."""
+
+
+class Outcome(StrEnum):
+    """What became of one action."""
+
+    EXECUTED = "executed"
+    PLANNED = "planned"  # dry run: authorised, not executed
+    REFUSED = "refused"
+    PENDING_CONFIRMATION = "pending_confirmation"
+    FAILED = "failed"
 
 
 class ErrorCode(StrEnum):
+    """The front door's codes (the agent's own are `agent.AgentCode`'s)."""
+
     # The payload itself (status `error`).
     PAYLOAD_TOO_LARGE = "payload_too_large"
     EMPTY_PAYLOAD = "empty_payload"

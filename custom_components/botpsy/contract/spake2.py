@@ -12,8 +12,7 @@ elliptic curves) does that with nothing but a short code the user copies from th
 The group is the 3072-bit MODP group of RFC 3526 (a safe prime p = 2q + 1; g = 2 generates
 the subgroup of prime order q). M and N, the blinding elements, are hashed into that subgroup
 (squared), so nobody knows their discrete logarithms. Only the standard library is used: the
-app's image carries no cryptography package. This file is the same in the app and in the
-integration (a test keeps the two copies equal).
+app's image carries no cryptography package (nor has the integration one to rely on).
 
 A is the integration (it starts), B is the app:
 
