@@ -13,10 +13,11 @@ from homeassistant.core import Event, HomeAssistant, callback
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from botpsy_agent.contract import sign_app_message
 from custom_components.botpsy.link import AgentLink, AgentUnavailable, Ask
 from custom_components.botpsy.mqtt_util import async_subscribe_ready
 from tests.ha_mqtt import wait_for
-from tests.integration.conftest import INSTANCE, AppRunner, app_status
+from tests.integration.conftest import INSTANCE, SECRET, AppRunner, app_status
 from tests.integration.test_ask import ask
 
 ROOT = f"botpsy/{INSTANCE}"
@@ -114,3 +115,33 @@ async def test_forged_answers_verdicts_and_events_are_not_believed(
 
 async def _until(condition: Any) -> None:
     await wait_for(condition, "the condition")
+
+
+async def test_a_signed_answer_that_breaks_the_contract_fails_at_once(
+    hass: HomeAssistant, botpsy_entry: MockConfigEntry, app_runner: AppRunner
+) -> None:
+    """An app of another version signs an answer this integration cannot read: the request
+    fails with `invalid_answer` at once, not after its timeout, and says nothing made up."""
+    link: AgentLink = botpsy_entry.runtime_data
+    await app_runner.stop(app_runner.running[0])
+    await _until(lambda: link.online is False)
+
+    @callback
+    def answer_requests(message: mqtt.ReceiveMessage) -> None:
+        request = json.loads(message.payload)
+        odd = {"id": request["id"], "status": "finished", "speech": "Done.", "actions": []}
+        signed = sign_app_message(odd, [SECRET], timestamped=False)
+        hass.async_create_task(
+            mqtt.async_publish(hass, request["reply_to"], json.dumps(signed), qos=1)
+        )
+
+    unsubscribe = await async_subscribe_ready(hass, [(f"{ROOT}/request/#", answer_requests)])
+    try:
+        await mqtt.async_publish(hass, f"{ROOT}/status", app_status("online"), qos=1)
+        await _until(lambda: link.online is True)
+        with pytest.raises(AgentUnavailable) as raised:
+            await link.async_request(Ask("lock the front door", "en"), via="test", timeout_s=30)
+        assert raised.value.translation_key == "invalid_answer"
+    finally:
+        for stop in unsubscribe:
+            stop()
