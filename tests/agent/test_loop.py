@@ -330,3 +330,23 @@ async def test_dry_run_plans_and_executes_nothing(ha_bridge: HaBridge) -> None:
     assert all(a.outcome is Outcome.PLANNED for a in response.actions)
     assert response.actions[0].entity_ids  # resolved and authorised, just not run
     assert states(ha_bridge) == before
+
+
+async def test_a_failure_inside_the_agent_is_the_front_doors_internal_error(
+    ha_bridge: HaBridge,
+) -> None:
+    """One catch-all code on the wire (`internal_error`, docs/mqtt-api.md), worded from the
+    phrasebook in the request's language; the old agent said `internal`."""
+
+    def broken(request: PlanRequest) -> str:
+        raise RuntimeError("a bug")
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(broken))
+    for language in ("en", "ko", "id"):
+        response = await agent.handle(
+            ask("write me a poem about the kitchen", admin(ha_bridge), language=language)
+        )
+        assert response.status is Status.ERROR
+        assert response.error is not None and response.error.code == "internal_error"
+        assert response.speech == response.error.message
+        assert response.speech and "internal_error" not in response.speech

@@ -83,3 +83,19 @@ async def test_a_model_that_fails_to_load_makes_requests_fail_clearly(tmp_path: 
     with pytest.raises(ModelUnavailable):
         await worker.run(lambda e, c: None, timeout_s=1)
     worker.stop()
+
+
+def test_every_reason_the_worker_gives_is_one_family() -> None:
+    """The planner catches `ModelWorkerError`: a new reason outside it would escape as
+    `internal_error` instead of its own answer."""
+    import inspect
+
+    from botpsy_agent.llm import worker
+
+    reasons = [
+        cls
+        for _, cls in inspect.getmembers(worker, inspect.isclass)
+        if issubclass(cls, Exception) and cls.__module__ == worker.__name__
+    ]
+    assert len(reasons) >= 5  # busy, timeout, unavailable, server down, warming up, the base
+    assert all(issubclass(cls, worker.ModelWorkerError) for cls in reasons), reasons

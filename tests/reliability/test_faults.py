@@ -211,7 +211,7 @@ def _not_from_a_broken_model(answer: dict[str, Any]) -> bool:
         "timeout",
         "model_unavailable",
         "busy",
-        "internal",
+        "internal_error",
     }
 
 

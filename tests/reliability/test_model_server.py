@@ -42,7 +42,7 @@ async def model_answer(client: ApiClient, request_id: str) -> dict[str, Any]:
     )
     answer: dict[str, Any] = await client.response(TABLET_RESPONSE, request_id)
     assert answer["path"] == "model", answer
-    assert (answer.get("error") or {}).get("code") not in {"model_unavailable", "internal"}
+    assert (answer.get("error") or {}).get("code") not in {"model_unavailable", "internal_error"}
     return answer
 
 

@@ -46,6 +46,7 @@ from botpsy_agent.agent.protocol import (
 )
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.contract import ErrorCode
 from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, call_digest
 from botpsy_agent.home.model import Entity, Home
@@ -185,7 +186,7 @@ class BotPsyAgent:
             return await self._handle(request)
         except Exception:
             _LOGGER.exception("Request %s failed inside the agent", request.id)
-            return self._failure(request, Status.ERROR, "internal")
+            return self._failure(request, Status.ERROR, ErrorCode.INTERNAL_ERROR)
 
     async def _handle(self, request: AgentRequest) -> AgentResponse:
         if not self._phrases.supports(request.language):

@@ -29,9 +29,9 @@ from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens,
 from botpsy_agent.llm.worker import (
     ModelBusy,
     ModelTimeout,
-    ModelUnavailable,
     ModelWarmingUp,
     ModelWorker,
+    ModelWorkerError,
 )
 from tool_schemas.catalog import TOOLS, tool_json_schema
 
@@ -73,7 +73,7 @@ class LlmPlanner:
 
         try:
             return await self._worker.run(job, self._timeout_s)
-        except (ModelBusy, ModelTimeout, ModelUnavailable, ModelWarmingUp, PromptTooLong) as err:
+        except (ModelWorkerError, PromptTooLong) as err:
             raise _plan_error(err) from err
 
     async def check_grammars(self) -> int:

@@ -46,15 +46,19 @@ _LOGGER = logging.getLogger(__name__)
 type Job[T] = Callable[[Engine, threading.Event], T]
 
 
-class ModelBusy(Exception):
+class ModelWorkerError(Exception):
+    """Why the model worker ran no job (or none to its end): the one family callers catch."""
+
+
+class ModelBusy(ModelWorkerError):
     """The queue is full; answer `busy` now rather than make the person wait."""
 
 
-class ModelTimeout(Exception):
+class ModelTimeout(ModelWorkerError):
     """The job did not finish in time and was cancelled."""
 
 
-class ModelUnavailable(Exception):
+class ModelUnavailable(ModelWorkerError):
     """No model is loaded (loading, failed, or stopped)."""
 
 
@@ -64,7 +68,7 @@ class ModelServerDown(ModelUnavailable):
     code = "model_server_down"
 
 
-class ModelWarmingUp(Exception):
+class ModelWarmingUp(ModelWorkerError):
     """A prefix build is under way and would outlast the request's wait for it."""
 
     def __init__(self, percent: int, eta_s: float) -> None:
