@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import cached_property
 import logging
 import time
 from typing import Any
@@ -98,6 +99,11 @@ class _Routed:
     principal: Principal
     seal_with: str | None = field(default=None, repr=False)
 
+    @cached_property
+    def agent_request(self) -> AgentRequest:
+        """The request as the agent gets it: built once, for the limits, the audit, the run."""
+        return _agent_request(self.request, self.principal)
+
 
 class Dispatcher:
     """Answers request messages through an `Agent`, each exactly once."""
@@ -164,18 +170,14 @@ class Dispatcher:
                 routed.request.id,
                 routed.principal.key,
             )
-            self._audit.accepted(
-                _agent_request(routed.request, routed.principal), message.topic, retry=True
-            )
+            self._audit.accepted(routed.agent_request, message.topic, retry=True)
             response = await asyncio.shield(admitted)
             return Answer(
                 routed.reply, response, message.correlation_data, seal_with=routed.seal_with
             )
         key = (routed.principal.key, routed.request.id)
         try:
-            response = await self._run(
-                routed.request, routed.principal, message.received, message.topic
-            )
+            response = await self._run(routed.agent_request, message.received, message.topic)
         except asyncio.CancelledError:  # retries waiting on this one must not wait forever
             stopped = _failure(routed.request.id, ErrorCode.SHUTTING_DOWN, "the app stopped")
             self._outcomes.finish(key, stopped, keep=False)
@@ -275,7 +277,7 @@ class Dispatcher:
         principal's share of it, the rate limits); None when it may run. An answer to a
         pending question always may."""
         request, reply, key = routed.request, routed.reply, routed.principal.key
-        if self._answers_question(_agent_request(request, routed.principal)):
+        if self._answers_question(routed.agent_request):
             _LOGGER.debug("Request %s answers a pending question: not limited", request.id)
             return None
         if self.running >= self._settings.queue_capacity or (signed and self._replay.full()):
@@ -298,10 +300,8 @@ class Dispatcher:
             return self._refuse(rejection, message, reply, principal=key, quiet=limited.streak > 1)
         return None
 
-    async def _run(
-        self, parsed: WireRequest, principal: Principal, received: float, topic: str
-    ) -> AgentResponse:
-        request = _agent_request(parsed, principal)
+    async def _run(self, request: AgentRequest, received: float, topic: str) -> AgentResponse:
+        principal = request.principal
         self._audit.accepted(request, topic)
         self.stats.accepted()
         waited_ms = (self._clock() - received) * 1000
@@ -313,19 +313,19 @@ class Dispatcher:
         except asyncio.CancelledError:
             if not task.cancelled():
                 raise  # we are being cancelled ourselves, not the agent call
-            _LOGGER.warning("Request %s stopped: the app is shutting down", parsed.id)
-            response = _failure(parsed.id, ErrorCode.SHUTTING_DOWN, "the app stopped first")
+            _LOGGER.warning("Request %s stopped: the app is shutting down", request.id)
+            response = _failure(request.id, ErrorCode.SHUTTING_DOWN, "the app stopped first")
         except Exception:
-            _LOGGER.exception("The agent failed on request %s", parsed.id)
-            response = _failure(parsed.id, ErrorCode.INTERNAL_ERROR, "the agent failed")
+            _LOGGER.exception("The agent failed on request %s", request.id)
+            response = _failure(request.id, ErrorCode.INTERNAL_ERROR, "the agent failed")
         finally:
             self._running.discard(task)
             self._running_by[principal.key] -= 1
             if self._running_by[principal.key] <= 0:
                 del self._running_by[principal.key]
-        if response.id != parsed.id:
-            _LOGGER.warning("The agent answered request %s with id %s", parsed.id, response.id)
-            response = replace(response, id=parsed.id)
+        if response.id != request.id:
+            _LOGGER.warning("The agent answered request %s with id %s", request.id, response.id)
+            response = replace(response, id=request.id)
         total_ms = (self._clock() - received) * 1000
         timings = replace(
             response.timings, queue_ms=response.timings.queue_ms + waited_ms, total_ms=total_ms
