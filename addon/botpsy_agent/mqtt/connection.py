@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import logging
 import socket
 import ssl
+import time
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -31,14 +32,19 @@ _LOGGER = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Received:
-    """One message from the broker, copied out of paho's types in paho's thread."""
+    """One message from the broker, copied out of paho's types in paho's thread: what the
+    service routes and the dispatcher answers."""
 
     topic: str
     payload: bytes
-    retained: bool
-    qos: int
+    retained: bool = False
+    qos: int = 0
     response_topic: str | None = None
+    """MQTT 5 Response Topic property."""
     correlation_data: bytes | None = None
+    """MQTT 5 Correlation Data property; returned unchanged with the answer."""
+    received: float = field(default_factory=time.monotonic)
+    """When it arrived (monotonic): a request's timings count from here."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from botpsy_agent.agent.protocol import Agent, AgentRequest, AgentResponse, Stat
 from botpsy_agent.audit import records as audit_records  # a module: the two import each other
 from botpsy_agent.contract import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode, seal_answer
 from botpsy_agent.mqtt.auth import Authenticator
+from botpsy_agent.mqtt.connection import Received
 from botpsy_agent.mqtt.door_audit import DoorAudit, NoAudit, Refusal
 from botpsy_agent.mqtt.outcomes import Conflict, OutcomeCache, fingerprint
 from botpsy_agent.mqtt.ratelimit import RateLimiter
@@ -51,20 +52,6 @@ UNKNOWN_LOG_INTERVAL_S = 60.0
 
 NOT_NOW = frozenset({"ha_starting", "ha_unavailable"})
 """Error codes of answers a retry of the same request must not be given again."""
-
-
-@dataclass(frozen=True)
-class RequestMessage:
-    """A message received on a request topic, free of any MQTT library's types."""
-
-    topic: str
-    payload: bytes
-    retained: bool = False
-    response_topic: str | None = None
-    """MQTT 5 Response Topic property."""
-    correlation_data: bytes | None = None
-    """MQTT 5 Correlation Data property; returned unchanged with the answer."""
-    received: float = field(default_factory=time.monotonic)
 
 
 @dataclass(frozen=True)
@@ -156,7 +143,7 @@ class Dispatcher:
     def running(self) -> int:
         return len(self._running)
 
-    async def dispatch(self, message: RequestMessage) -> Answer:
+    async def dispatch(self, message: Received) -> Answer:
         """The one answer to `message`. Never raises for anything a client can send."""
         routed = self._route(message)
         if isinstance(routed, Answer):
@@ -201,7 +188,7 @@ class Dispatcher:
         while self._running:
             await asyncio.wait(set(self._running))
 
-    def _route(self, message: RequestMessage) -> _Routed | Answer:
+    def _route(self, message: Received) -> _Routed | Answer:
         """Read the request, find where its answer goes and whom it acts for."""
         named = self._topics.principal_of(message.topic)
         parsed = self._parser.parse(message.payload, retained=message.retained)
@@ -237,7 +224,7 @@ class Dispatcher:
         return _Routed(parsed, reply, principal, seal_with)
 
     def _admit(
-        self, routed: _Routed, message: RequestMessage
+        self, routed: _Routed, message: Received
     ) -> asyncio.Future[AgentResponse] | Answer | None:
         """None: run it (recorded as running). A future: a retry of a known request.
         An answer: refused (id reused, replayed, or no capacity left)."""
@@ -272,7 +259,7 @@ class Dispatcher:
         self._outcomes.begin(key, identity)
         return None
 
-    def _no_room(self, routed: _Routed, message: RequestMessage, signed: bool) -> Answer | None:
+    def _no_room(self, routed: _Routed, message: Received, signed: bool) -> Answer | None:
         """The refusal when there is no room for the request now (the queue, the
         principal's share of it, the rate limits); None when it may run. An answer to a
         pending question always may."""
@@ -335,9 +322,7 @@ class Dispatcher:
         self._audit.answered(request, response)
         return response
 
-    def _fallback_reply(
-        self, rejection: Rejection, message: RequestMessage, named: str | None
-    ) -> str:
+    def _fallback_reply(self, rejection: Rejection, message: Received, named: str | None) -> str:
         """Where to answer a payload that could not be read: its reply address if that much
         is usable, else the requester's default response topic."""
         for candidate in (rejection.reply_to, message.response_topic):
@@ -350,7 +335,7 @@ class Dispatcher:
     def _refuse(
         self,
         rejection: Rejection,
-        message: RequestMessage,
+        message: Received,
         reply: str,
         *,
         claimed: str | None = None,

@@ -30,7 +30,6 @@ from botpsy_agent.mqtt.dispatch import (
     AnswerCheck,
     Dispatcher,
     PrincipalCheck,
-    RequestMessage,
 )
 from botpsy_agent.mqtt.door_audit import DoorAudit
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
@@ -330,16 +329,9 @@ class MqttService:
             else:
                 self._reloading = self._spawn(self._reload_model())
             return
-        request = RequestMessage(
-            topic,
-            message.payload,
-            retained=message.retained,
-            response_topic=message.response_topic,
-            correlation_data=message.correlation_data,
-        )
-        self._spawn(self._answer(request))
+        self._spawn(self._answer(message))
 
-    async def _answer(self, request: RequestMessage) -> None:
+    async def _answer(self, request: Received) -> None:
         try:
             answer: Answer = await self.dispatcher.dispatch(request)
         except Exception:  # a bug of ours: say so loudly, the client's timeout answers it
