@@ -186,7 +186,11 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
         errors: dict[str, str] = {}
-        if user_input is not None:
+        if not await mqtt.async_wait_for_mqtt_client(self.hass):
+            # Mosquitto and BotPsy are discovered together, and this card may be confirmed
+            # first: the flow stays, and goes on once HA's MQTT integration is added.
+            errors["base"] = "mqtt_not_ready"
+        elif user_input is not None:
             try:
                 return await self._async_test_and_finish(self._secret)
             except PairingError as err:

@@ -30,9 +30,10 @@ from custom_components.botpsy.const import (
     DOMAIN,
 )
 from custom_components.botpsy.link import AgentLink
+from devkit.mosquitto import MosquittoBroker
 from devkit.supervisor import SupervisorStandIn
 from tests.ha_mqtt import wait_for
-from tests.integration.conftest import INSTANCE, SECRET, AppRunner, unload
+from tests.integration.conftest import INSTANCE, SECRET, AppRunner, add_ha_mqtt, unload
 
 
 @pytest.fixture(autouse=True)
@@ -193,6 +194,52 @@ async def test_without_mqtt_the_flow_says_what_to_set_up_first(hass: HomeAssista
     assert await async_setup_component(hass, "homeassistant", {})
     result = await start_user_flow(hass)
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "mqtt_not_ready")
+
+
+async def supervisor_discovery(app_runner: AppRunner) -> HassioServiceInfo:
+    """What the Supervisor hands HA when the app (started here) announces itself."""
+    supervisor = SupervisorStandIn()
+    await supervisor.start()
+    try:
+        await app_runner.start(
+            model=False, secret=None, supervisor=SupervisorAccess(supervisor.url, supervisor.token)
+        )
+    finally:
+        await supervisor.stop()
+    (offer,) = supervisor.discoveries
+    return HassioServiceInfo(config=offer["config"], name="BotPsy", slug="botpsy", uuid="1234")
+
+
+async def test_the_supervisor_discovery_confirmed_before_mqtt_waits_for_it(
+    hass: HomeAssistant,
+    mosquitto: MosquittoBroker,
+    app_runner: AppRunner,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 30, item 3: Mosquitto and BotPsy are discovered together and the BotPsy card
+    is confirmed first. The flow says what to add and stays; it goes on once MQTT is there
+    (it used to end in "Unknown error", then in "the app does not answer")."""
+    assert await async_setup_component(hass, "homeassistant", {})
+    discovery = await supervisor_discovery(app_runner)
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_HASSIO}, data=discovery
+    )
+    assert (result["step_id"], result["errors"]) == ("hassio_confirm", {"base": "mqtt_not_ready"})
+    result = await configure(hass, result["flow_id"], {})
+    assert result["type"] is FlowResultType.FORM
+    assert (result["step_id"], result["errors"]) == ("hassio_confirm", {"base": "mqtt_not_ready"})
+
+    mqtt_entry = await add_ha_mqtt(hass, mosquitto, monkeypatch)
+    result = await configure(hass, result["flow_id"], {})
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    entry = result["result"]
+    await hass.async_block_till_done()
+    link: AgentLink = entry.runtime_data
+    await wait_for(lambda: link.online, "the app online")
+    # The MQTT discovery of the same app, once MQTT was added, made no second card.
+    assert not hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    await unload(hass, entry)
+    await unload(hass, mqtt_entry)
 
 
 async def test_the_supervisor_discovery_brings_the_secret(
