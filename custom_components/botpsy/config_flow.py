@@ -2,6 +2,9 @@
 
 * **user**: pick an app online on the broker (retained `botpsy/+/status`) or type its
   instance name; it must be online.
+* Every first setup also asks what voice satellites and automations without a user may do
+  (Home Assistant's own principal: nothing, or read states), sent to the app's policy file;
+  the options flow edits it later.
 * **mqtt** / **mqtt_confirm**: HA's MQTT discovery of the same info topic (`manifest.json`
   `mqtt`) offers it; nothing is opened until the user confirms.
 * **pair**: pairs at once (an admin chose the app): a one-time code made here is fetched by
@@ -32,6 +35,7 @@ from homeassistant.config_entries import (
     ConfigFlowResult,
 )
 from homeassistant.core import callback
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers.selector import (
     SelectOptionDict,
     SelectSelector,
@@ -47,14 +51,22 @@ from .const import (
     CONF_INSTANCE,
     CONF_SECRET,
     DOMAIN,
+    HA_PRINCIPAL,
     INSTANCE_PATTERN,
+    LOGGER,
 )
 from .discovery import async_online_instances, instance_of
+from .link import AgentLink
 from .mqtt_util import json_object
 from .options_flow import PermissionsFlow
 from .pairing import PairingError, async_pair, async_probe, async_revoke
+from .permissions import VOICE_DEFAULTS
 
 MIN_SECRET_CHARS = 16
+CONF_VOICE_ACCESS = "voice_access"
+DEFAULT_VOICE_ACCESS = "read"
+"""Reads only: a satellite answers "is the door locked?" but changes nothing, until the
+user grants more (no rights at all made satellites useless out of the box)."""
 
 
 class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
@@ -67,6 +79,7 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
         self._instance = ""
         self._secret = ""
         self._app_slug: str | None = None
+        self._voice_access = DEFAULT_VOICE_ACCESS
 
     @staticmethod
     @callback
@@ -93,6 +106,7 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
         errors: dict[str, str] = {}
         if user_input is not None:
             instance = str(user_input[CONF_INSTANCE]).strip().lower()
+            self._voice_access = user_input.get(CONF_VOICE_ACCESS, self._voice_access)
             if not INSTANCE_PATTERN.fullmatch(instance):
                 errors[CONF_INSTANCE] = "invalid_instance"
             else:
@@ -117,9 +131,12 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
                 mode=SelectSelectorMode.DROPDOWN,
             )
         )
+        fields: dict[Any, Any] = {field: selector}
+        if current is None:
+            fields.update(_voice_access_field())
         return self.async_show_form(
             step_id=step_id,
-            data_schema=probatio.Schema({field: selector}),
+            data_schema=probatio.Schema(fields),
             errors=errors,
             description_placeholders={"found": str(len(online))},
         )
@@ -157,9 +174,12 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
     ) -> ConfigFlowResult:
         """A discovered app is only offered: the user decides to open a pairing window."""
         if user_input is not None:
+            self._voice_access = user_input[CONF_VOICE_ACCESS]
             return await self.async_step_pair()
         return self.async_show_form(
-            step_id="mqtt_confirm", description_placeholders={"instance": self._instance}
+            step_id="mqtt_confirm",
+            data_schema=probatio.Schema(_voice_access_field()),
+            description_placeholders={"instance": self._instance},
         )
 
     async def async_step_hassio(self, discovery_info: HassioServiceInfo) -> ConfigFlowResult:
@@ -186,6 +206,8 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
         errors: dict[str, str] = {}
+        if user_input is not None:
+            self._voice_access = user_input[CONF_VOICE_ACCESS]
         if not await mqtt.async_wait_for_mqtt_client(self.hass):
             # Mosquitto and BotPsy are discovered together, and this card may be confirmed
             # first: the flow stays, and goes on once HA's MQTT integration is added.
@@ -197,6 +219,7 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
                 errors["base"] = err.reason
         return self.async_show_form(
             step_id="hassio_confirm",
+            data_schema=probatio.Schema(_voice_access_field(self._voice_access)),
             errors=errors,
             description_placeholders={"instance": self._instance},
         )
@@ -237,4 +260,33 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
             return self.async_update_reload_and_abort(
                 entry, unique_id=self._instance, title=title, data=data
             )
+        await self._async_send_voice_access(secret)
         return self.async_create_entry(title=title, data=data)
+
+    async def _async_send_voice_access(self, secret: str) -> None:
+        """Home Assistant's own rules as chosen, signed like any permission update. It is
+        retained: the app applies it when it reads it, which the new entry shows in the
+        options flow; nothing here waits for the verdict (timeout 0)."""
+        rules = [dict(rule) for rule in VOICE_DEFAULTS[self._voice_access]]
+        link = AgentLink(self.hass, self._instance, secret, f"flow-{self.flow_id}")
+        try:
+            await link.async_publish_rules(HA_PRINCIPAL, {"principal": {"rules": rules}}, 0.0)
+        except HomeAssistantError as err:  # MQTT went away since the test request
+            LOGGER.warning(
+                "Could not send the voice satellites' rules to the BotPsy app (%s); set them "
+                "in the integration's options",
+                err,
+            )
+
+
+def _voice_access_field(default: str = DEFAULT_VOICE_ACCESS) -> dict[Any, Any]:
+    """The setup question: what may voice satellites and user-less automations do?"""
+    return {
+        probatio.Required(CONF_VOICE_ACCESS, default=default): SelectSelector(
+            SelectSelectorConfig(
+                options=list(VOICE_DEFAULTS),
+                mode=SelectSelectorMode.LIST,
+                translation_key=CONF_VOICE_ACCESS,
+            )
+        )
+    }

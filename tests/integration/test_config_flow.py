@@ -19,6 +19,7 @@ from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
 from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+import yaml
 
 from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.link.pairing import fingerprint
@@ -76,9 +77,17 @@ async def test_pick_a_found_app_pair_with_its_code_and_use_it(
     result = await start_user_flow(hass)
     assert result["type"] is FlowResultType.FORM and result["step_id"] == "user"
     assert result["description_placeholders"] == {"found": "1"}
-    # Choosing the app pairs with it: the app fetches the flow's code from HA.
-    result = await configure(hass, result["flow_id"], {CONF_INSTANCE: INSTANCE})
+    # Choosing the app pairs with it: the app fetches the flow's code from HA. Voice
+    # satellites and automations get what the user chose (issue 30, item 4: it was nothing).
+    result = await configure(
+        hass, result["flow_id"], {CONF_INSTANCE: INSTANCE, "voice_access": "read"}
+    )
     assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    await wait_for(
+        lambda: "ui-allow" in app_runner.policy_file.read_text(), "the satellites' rules"
+    )
+    own = yaml.safe_load(app_runner.policy_file.read_text())["mqtt"]["homeassistant"]["rules"]
+    assert own[-1] == {"id": "ui-allow", "allow": ["read"]}
     entry = result["result"]
     assert (entry.unique_id, entry.title) == (INSTANCE, f"BotPsy ({INSTANCE})")
     secret = entry.data[CONF_SECRET]

@@ -91,7 +91,7 @@ def test_every_key_the_code_uses_is_translated() -> None:
     assert issues <= english["issues"].keys()
     for key in _string_arguments("translation_key") - issues - {"access", "confirm_class"}:
         assert key in english["exceptions"], key
-    assert {"access", "confirm_class"} <= english["selector"].keys()
+    assert {"access", "confirm_class", "voice_access"} <= english["selector"].keys()
 
 
 def test_every_action_and_field_is_described() -> None:
