@@ -197,6 +197,7 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
         self._abort_if_unique_id_configured(
             updates={CONF_SECRET: secret, CONF_APP_SLUG: discovery_info.slug}
         )
+        self._close_other_discoveries(instance)
         self._instance, self._secret = instance, secret
         self._app_slug = discovery_info.slug
         self.context["title_placeholders"] = {"instance": instance}
@@ -223,6 +224,13 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
             errors=errors,
             description_placeholders={"instance": self._instance},
         )
+
+    def _close_other_discoveries(self, instance: str) -> None:
+        """One card per app: its MQTT discovery (offered first, when MQTT was there before
+        the Supervisor's discovery came) goes, since this one brings the secret."""
+        for flow in self._async_in_progress(include_uninitialized=True):
+            if flow["flow_id"] != self.flow_id and flow["context"].get("unique_id") == instance:
+                self.hass.config_entries.flow.async_abort(flow["flow_id"])
 
     # --- pairing -------------------------------------------------------------------------------
 

@@ -251,6 +251,33 @@ async def test_the_supervisor_discovery_confirmed_before_mqtt_waits_for_it(
     await unload(hass, mqtt_entry)
 
 
+async def test_one_card_per_app_when_both_discoveries_come(
+    hass: HomeAssistant, mqtt_entry: MockConfigEntry, app_runner: AppRunner
+) -> None:
+    """Issue 30, item 6: HA's MQTT discovery and the Supervisor's both found the app, and
+    two identical "BotPsy (test)" cards waited. The Supervisor's brings the secret: it is
+    the one card left."""
+    discovery = await supervisor_discovery(app_runner)
+    await wait_for(lambda: hass.config_entries.flow.async_progress_by_handler(DOMAIN), "a flow")
+    (found,) = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    assert found["context"]["source"] == config_entries.SOURCE_MQTT
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_HASSIO}, data=discovery
+    )
+    (card,) = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    assert (card["flow_id"], card["context"]["source"]) == (
+        result["flow_id"],
+        config_entries.SOURCE_HASSIO,
+    )
+    # The MQTT discovery seen again (HA restarts, the app reconnects) makes no second card.
+    again = await mqtt_discovery(hass, f"botpsy/{INSTANCE}/info", f'{{"instance": "{INSTANCE}"}}')
+    assert (again["type"], again["reason"]) == (FlowResultType.ABORT, "already_in_progress")
+    assert len(hass.config_entries.flow.async_progress_by_handler(DOMAIN)) == 1
+    result = await configure(hass, result["flow_id"], {})
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    await unload(hass, result["result"])
+
+
 async def test_the_supervisor_discovery_brings_the_secret(
     hass: HomeAssistant,
     mqtt_entry: MockConfigEntry,
