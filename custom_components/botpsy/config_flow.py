@@ -13,8 +13,8 @@
   submitting it tries again.
 * **hassio** / **hassio_confirm**: under the Supervisor the app's discovery brings the
   secret itself, over a channel MQTT clients cannot read.
-* **reconfigure**: pair again (a new code), or move to another instance name; the app then
-  forgets the old secret.
+* **reconfigure**: pair again with the same instance (a new code); the app then forgets
+  the old secret. The instance is the entry's identity: another app is another entry.
 * **reauth** / **reauth_confirm**: the app refused our signature (it lost the pairing, e.g.
   after its data was reset): pair again, same instance.
 
@@ -30,7 +30,6 @@ from homeassistant.components import mqtt
 from homeassistant.config_entries import (
     SOURCE_REAUTH,
     SOURCE_RECONFIGURE,
-    ConfigEntry,
     ConfigFlow,
     ConfigFlowResult,
 )
@@ -46,6 +45,7 @@ from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
 import probatio
 
+from . import BotPsyConfigEntry
 from .const import (
     CONF_APP_SLUG,
     CONF_INSTANCE,
@@ -83,7 +83,7 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
 
     @staticmethod
     @callback
-    def async_get_options_flow(config_entry: ConfigEntry) -> PermissionsFlow:
+    def async_get_options_flow(config_entry: BotPsyConfigEntry) -> PermissionsFlow:
         return PermissionsFlow()
 
     # --- the user picks or names an instance -----------------------------------------------
@@ -91,17 +91,19 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
     async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         if not await mqtt.async_wait_for_mqtt_client(self.hass):
             return self.async_abort(reason="mqtt_not_ready")
-        return await self._async_choose_instance("user", user_input, None)
+        return await self._async_choose_instance(user_input)
 
     async def async_step_reconfigure(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        current = self._get_reconfigure_entry().data[CONF_INSTANCE]
-        return await self._async_choose_instance("reconfigure", user_input, current)
+        self._instance = str(self._get_reconfigure_entry().data[CONF_INSTANCE])
+        if user_input is None:
+            return self.async_show_form(
+                step_id="reconfigure", description_placeholders={"instance": self._instance}
+            )
+        return await self.async_step_pair()
 
-    async def _async_choose_instance(
-        self, step_id: str, user_input: dict[str, Any] | None, current: str | None
-    ) -> ConfigFlowResult:
+    async def _async_choose_instance(self, user_input: dict[str, Any] | None) -> ConfigFlowResult:
         online = await async_online_instances(self.hass)
         errors: dict[str, str] = {}
         if user_input is not None:
@@ -110,15 +112,14 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
             if not INSTANCE_PATTERN.fullmatch(instance):
                 errors[CONF_INSTANCE] = "invalid_instance"
             else:
-                if instance != current:
-                    # A discovery of the same app may be waiting: the user goes first.
-                    await self.async_set_unique_id(instance, raise_on_progress=False)
-                    self._abort_if_unique_id_configured()
+                # A discovery of the same app may be waiting: the user goes first.
+                await self.async_set_unique_id(instance, raise_on_progress=False)
+                self._abort_if_unique_id_configured()
                 if instance in online:
                     self._instance = instance
                     return await self.async_step_pair()
                 errors["base"] = "cannot_connect"
-        default = current or (online[0] if online else None)
+        default = online[0] if online else None
         field = (
             probatio.Required(CONF_INSTANCE, default=default)
             if default
@@ -131,11 +132,9 @@ class BotPsyConfigFlow(ConfigFlow, domain=DOMAIN):
                 mode=SelectSelectorMode.DROPDOWN,
             )
         )
-        fields: dict[Any, Any] = {field: selector}
-        if current is None:
-            fields.update(_voice_access_field())
+        fields: dict[Any, Any] = {field: selector, **_voice_access_field()}
         return self.async_show_form(
-            step_id=step_id,
+            step_id="user",
             data_schema=probatio.Schema(fields),
             errors=errors,
             description_placeholders={"found": str(len(online))},

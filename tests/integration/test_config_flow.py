@@ -367,12 +367,10 @@ async def test_reconfigure_pairs_again(
 ) -> None:
     result = await botpsy_entry.start_reconfigure_flow(hass)
     assert result["step_id"] == "reconfigure"
-    flow_id = result["flow_id"]
-    result = await configure(hass, flow_id, {CONF_INSTANCE: "bad name"})
-    assert result["errors"] == {CONF_INSTANCE: "invalid_instance"}
-    result = await configure(hass, flow_id, {CONF_INSTANCE: "elsewhere"})
-    assert result["errors"] == {"base": "cannot_connect"}
-    result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
+    # Issue 30, item 8: the instance is the entry's identity, so the form cannot change it.
+    assert result["data_schema"] is None
+    assert result["description_placeholders"] == {"instance": INSTANCE}
+    result = await configure(hass, result["flow_id"], {})
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "reconfigure_successful")
     new_secret = botpsy_entry.data[CONF_SECRET]
     assert new_secret != SECRET
@@ -412,15 +410,3 @@ async def test_removing_the_integration_revokes_its_secret(
     await wait_for(lambda: secrets.secrets() == (entry.data[CONF_SECRET],), "the rogue revoked")
     assert await hass.config_entries.async_remove(entry.entry_id)
     await wait_for(lambda: secrets.secrets() == (), "the secret revoked")
-
-
-async def test_reconfigure_to_an_instance_another_entry_has(
-    hass: HomeAssistant, botpsy_entry: MockConfigEntry
-) -> None:
-    other = MockConfigEntry(
-        domain=DOMAIN, unique_id="upstairs", data={CONF_INSTANCE: "upstairs", CONF_SECRET: SECRET}
-    )
-    other.add_to_hass(hass)
-    result = await botpsy_entry.start_reconfigure_flow(hass)
-    result = await configure(hass, result["flow_id"], {CONF_INSTANCE: "upstairs"})
-    assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "already_configured")
