@@ -20,6 +20,7 @@ from .const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from .issues import AgentIssues, PairingIssues
 from .link import AgentLink
 from .local_handling import LocalHandlingIssues
+from .logbook import async_load_texts
 from .pairing import async_revoke
 from .services import async_setup_services
 
@@ -32,6 +33,7 @@ type BotPsyConfigEntry = ConfigEntry[AgentLink]
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
     async_setup_services(hass)
+    await async_load_texts(hass)
     return True
 
 
