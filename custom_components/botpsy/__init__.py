@@ -19,6 +19,8 @@ from homeassistant.helpers.typing import ConfigType
 from .const import CONF_INSTANCE, CONF_SECRET, DOMAIN
 from .issues import AgentIssues, PairingIssues
 from .link import AgentLink
+from .local_handling import LocalHandlingIssues
+from .logbook import async_load_texts
 from .pairing import async_revoke
 from .services import async_setup_services
 
@@ -31,6 +33,7 @@ type BotPsyConfigEntry = ConfigEntry[AgentLink]
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
     async_setup_services(hass)
+    await async_load_texts(hass)
     return True
 
 
@@ -57,6 +60,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: BotPsyConfigEntry) -> bo
     entry.async_on_unload(link.add_listener(pairings.update))
     entry.async_on_unload(pairings.close)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    LocalHandlingIssues(hass, entry).start()  # once the agent entity has its id
     return True
 
 

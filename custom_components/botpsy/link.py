@@ -360,7 +360,7 @@ class AgentLink:
             return
         self.online = online
         if not online:
-            LOGGER.warning("The BotPsy app %s is offline", self.instance)
+            LOGGER.info("The BotPsy app %s is offline", self.instance)
             self._fail_pending()
         else:
             LOGGER.info("The BotPsy app %s is online", self.instance)

@@ -1,9 +1,10 @@
 """Options flow: who may do what, edited with Home Assistant's selectors.
 
 The rules live in the app's policy file; this flow shows what the app publishes of that file
-(`policy/state`), and sends a person's `ui-` rules, or the confirmation classes, back to the
-app (signed, retained). The flow finishes once the app has validated and written them, or
-shows why it refused them (`permissions.py`, the app's `policy_sync.py`).
+(`policy/state`), and sends a person's `ui-` rules, Home Assistant's own (voice satellites and
+automations without a user), or the confirmation classes, back to the app (signed, retained).
+The flow finishes once the app has validated and written them, or shows why it refused them
+(`permissions.py`, the app's `policy_sync.py`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from homeassistant.helpers.selector import (
 )
 import probatio
 
+from .contract import HA_PRINCIPAL
 from .link import AgentLink
 from .permissions import (
     ACCESS,
@@ -64,6 +66,7 @@ class PermissionsFlow(OptionsFlow):
     def __init__(self) -> None:
         self._user_id = ""
         self._user_name = ""
+        """The person edited; empty while Home Assistant's own rules are."""
 
     @property
     def _link(self) -> AgentLink:
@@ -75,7 +78,9 @@ class PermissionsFlow(OptionsFlow):
             return self.async_abort(reason="not_loaded")
         if self._link.policy_state is None:
             return self.async_abort(reason="policy_unknown")
-        return self.async_show_menu(step_id="init", menu_options=["person", "confirmations"])
+        return self.async_show_menu(
+            step_id="init", menu_options=["person", "home_assistant", "confirmations"]
+        )
 
     async def async_step_person(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         users = {
@@ -98,39 +103,58 @@ class PermissionsFlow(OptionsFlow):
         return self.async_show_form(step_id="person", data_schema=schema)
 
     async def async_step_rules(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        current = _person(self._link.policy_state or {}, self._user_id)
+        return await self._async_edit_rules("rules", user_input)
+
+    async def async_step_home_assistant(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Home Assistant's own rules: voice satellites and automations without a user.
+        Only requests HA signs as itself get them, never a message on the broker."""
+        self._user_id, self._user_name = "", ""
+        return await self._async_edit_rules("home_assistant", user_input)
+
+    async def _async_edit_rules(
+        self, step_id: str, user_input: dict[str, Any] | None
+    ) -> ConfigFlowResult:
+        state = self._link.policy_state or {}
+        person = bool(self._user_id)
+        current = _person(state, self._user_id) if person else state.get(HA_PRINCIPAL) or {}
         rules = current.get("rules") or []
-        placeholders = {
-            "person": self._user_name,
-            "other_rules": str(other_rules(rules)),
-            "problems": "",
-        }
+        placeholders = {"other_rules": str(other_rules(rules)), "problems": ""}
+        if person:
+            placeholders["person"] = self._user_name
         suggested = form_from_rules(rules, current.get(INHERIT, True) is not False)
         errors: dict[str, str] = {}
         if user_input is not None:
             suggested = user_input
             try:
-                body = {
-                    "user": {
-                        "name": self._user_name,
-                        "inherit": bool(user_input[INHERIT]),
-                        "rules": rules_from_form(user_input),
-                    }
-                }
+                form_rules = rules_from_form(user_input)
             except BoundsError:
                 errors["base"] = "invalid_bounds"
             else:
-                verdict = await self._link.async_publish_rules(self._user_id, body, APPLY_TIMEOUT_S)
+                key, body = self._update(user_input, form_rules)
+                verdict = await self._link.async_publish_rules(key, body, APPLY_TIMEOUT_S)
                 if (result := self._finish(verdict, placeholders)) is not None:
                     return result
                 errors["base"] = "refused"
-        schema = self.add_suggested_values_to_schema(_rules_schema(self.hass), suggested)
+        schema = self.add_suggested_values_to_schema(
+            _rules_schema(self.hass, with_inherit=person), suggested
+        )
         return self.async_show_form(
-            step_id="rules",
+            step_id=step_id,
             data_schema=schema,
             errors=errors,
             description_placeholders=placeholders,
         )
+
+    def _update(
+        self, form: dict[str, Any], rules: list[dict[str, Any]]
+    ) -> tuple[str, dict[str, Any]]:
+        """The key and body of the permission update for what the form says."""
+        if not self._user_id:
+            return HA_PRINCIPAL, {"principal": {"rules": rules}}
+        user = {"name": self._user_name, "inherit": bool(form[INHERIT]), "rules": rules}
+        return self._user_id, {"user": user}
 
     async def async_step_confirmations(
         self, user_input: dict[str, Any] | None = None
@@ -182,7 +206,8 @@ def _person(state: dict[str, Any], user_id: str) -> dict[str, Any]:
     return {}
 
 
-def _rules_schema(hass: HomeAssistant) -> probatio.Schema:
+def _rules_schema(hass: HomeAssistant, *, with_inherit: bool) -> probatio.Schema:
+    """The rules form; `with_inherit` for a person (Home Assistant itself has no group)."""
     domains = sorted({state.domain for state in hass.states.async_all()})
     selectors: dict[str, Any] = {
         "areas": AreaSelector(AreaSelectorConfig(multiple=True)),
@@ -216,12 +241,15 @@ def _rules_schema(hass: HomeAssistant) -> probatio.Schema:
             for field, (low, high, step, unit) in NUMBER_RANGES.items()
         }
     )
-    return probatio.Schema(
+    fields: dict[Any, Any] = (
+        {probatio.Required(INHERIT, default=True): BooleanSelector()} if with_inherit else {}
+    )
+    fields.update(
         {
-            probatio.Required(INHERIT, default=True): BooleanSelector(),
             probatio.Required("allow"): section(targets(True), {"collapsed": False}),
             probatio.Required("deny"): section(targets(True), {"collapsed": False}),
             probatio.Required("confirm"): section(targets(False), {"collapsed": True}),
             probatio.Required(SECTION_BOUNDS): section(bounds, {"collapsed": True}),
         }
     )
+    return probatio.Schema(fields)

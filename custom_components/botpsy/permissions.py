@@ -31,6 +31,11 @@ BOUNDS: Final = {
     "brightness_max": ("brightness_pct", "max"),
     "volume_max": ("volume_pct", "max"),
 }
+VOICE_DEFAULTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
+    # Home Assistant's own rules as chosen at setup (the options flow edits them later).
+    "nothing": (),
+    "read": ({"id": f"{UI_PREFIX}allow", "allow": ["read"]},),
+}
 INHERIT: Final = "inherit"
 SECTION_BOUNDS: Final = "bounds"
 FIELD_ACCESS: Final = "access"

@@ -105,6 +105,32 @@ def test_a_new_person_and_the_confirmation_classes(updates: PolicyUpdates) -> No
     assert state["confirm"] == ["locks", "alarm_panels"]
 
 
+def test_home_assistants_own_rules_go_under_mqtt_and_keep_the_hand_written_ones(
+    updates: PolicyUpdates,
+) -> None:
+    path = updates.store.path
+    path.write_text(
+        path.read_text() + "  homeassistant:\n    rules:\n      - {allow: [read], areas: [hall]}\n"
+    )
+    rule = {"id": "ui-allow", "allow": ["read"]}
+    result = updates.apply("homeassistant", update("homeassistant", 5, principal={"rules": [rule]}))
+    assert result is not None and (result.status, result.problems) == ("applied", ())
+    assert "# The panel in the kitchen.\n" in path.read_text()
+    kept = {"allow": ["read"], "areas": ["hall"]}
+    assert updates.state()["homeassistant"] == {"rules": [kept, rule]}
+    assert "kitchen-panel" in updates.store.policy.mqtt
+    # Saved again: the form's rules are replaced, the hand-written one stays.
+    result = updates.apply("homeassistant", update("homeassistant", 6, principal={"rules": []}))
+    assert result is not None and result.status == "applied"
+    assert updates.state()["homeassistant"] == {"rules": [kept]}
+    # Only rules of the form, and only the principal's rules.
+    for body in ({"rules": [{"allow": ["read"]}]}, {"rules": [], "name": "x"}, []):
+        result = updates.apply("homeassistant", update("homeassistant", 7, principal=body))
+        assert result is not None and result.status == "refused", body
+    result = updates.apply("kitchen-panel", update("kitchen-panel", 8, principal={"rules": []}))
+    assert result is not None and result.status == "refused"
+
+
 def test_an_invalid_update_is_refused_and_the_file_stays(updates: PolicyUpdates) -> None:
     before = updates.store.path.read_text()
     bad = {"id": "ui-limit", "limit": {"temperature": {"min": 30, "max": 18}}}
@@ -124,7 +150,7 @@ MALFORMED = [
     (MINJI, update(MINJI, 1, user=user(), extra=1), "unknown ['extra']"),
     ("confirm", update(MINJI, 1, user=user()), "missing ['confirm']"),
     (DANIEL, update(MINJI, 1, user=user()), "another key or instance"),
-    ("someone", update("someone", 1, user=user()), "HA user id or 'confirm'"),
+    ("someone", update("someone", 1, user=user()), "an HA user id, 'confirm' or 'homeassistant'"),
     (MINJI, update(MINJI, 0, user=user()), "sig and revision"),
     ("confirm", update("confirm", 1, confirm="locks"), "list of classes"),
     (MINJI, update(MINJI, 1, user={"rules": [], "color": 1}), "object with name"),

@@ -80,6 +80,16 @@ async def mqtt_entry(
     hass: HomeAssistant, mosquitto: MosquittoBroker, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[MockConfigEntry]:
     """HA's own MQTT integration, connected to the real broker."""
+    entry = await add_ha_mqtt(hass, mosquitto, monkeypatch)
+    yield entry
+    await unload(hass, entry)
+
+
+async def add_ha_mqtt(
+    hass: HomeAssistant, mosquitto: MosquittoBroker, monkeypatch: pytest.MonkeyPatch
+) -> MockConfigEntry:
+    """Add HA's MQTT integration as a user does (also in the middle of a test); its entry,
+    once HA announced itself on the broker."""
     # HA subscribes in 0.5 s batches until 5 s of discovery silence after its start, then
     # in 0.1 s batches; a shorter silence changes nothing else and keeps the tests quick.
     monkeypatch.setattr(mqtt_client, "DISCOVERY_COOLDOWN", 0.1)
@@ -96,8 +106,7 @@ async def mqtt_entry(
     unsubscribe = await mqtt.async_subscribe(hass, "homeassistant/status", birth, 1)
     await wait_for(lambda: "online" in births, "HA's birth message")
     unsubscribe()
-    yield entry
-    await unload(hass, entry)
+    return entry
 
 
 @dataclass

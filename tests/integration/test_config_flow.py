@@ -19,6 +19,7 @@ from homeassistant.helpers.service_info.mqtt import MqttServiceInfo
 from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+import yaml
 
 from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.contract import fingerprint
@@ -30,9 +31,10 @@ from custom_components.botpsy.const import (
     DOMAIN,
 )
 from custom_components.botpsy.link import AgentLink
+from devkit.mosquitto import MosquittoBroker
 from devkit.supervisor import SupervisorStandIn
 from tests.ha_mqtt import wait_for
-from tests.integration.conftest import INSTANCE, SECRET, AppRunner, unload
+from tests.integration.conftest import INSTANCE, SECRET, AppRunner, add_ha_mqtt, unload
 
 
 @pytest.fixture(autouse=True)
@@ -75,9 +77,17 @@ async def test_pick_a_found_app_pair_with_its_code_and_use_it(
     result = await start_user_flow(hass)
     assert result["type"] is FlowResultType.FORM and result["step_id"] == "user"
     assert result["description_placeholders"] == {"found": "1"}
-    # Choosing the app pairs with it: the app fetches the flow's code from HA.
-    result = await configure(hass, result["flow_id"], {CONF_INSTANCE: INSTANCE})
+    # Choosing the app pairs with it: the app fetches the flow's code from HA. Voice
+    # satellites and automations get what the user chose (issue 30, item 4: it was nothing).
+    result = await configure(
+        hass, result["flow_id"], {CONF_INSTANCE: INSTANCE, "voice_access": "read"}
+    )
     assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    await wait_for(
+        lambda: "ui-allow" in app_runner.policy_file.read_text(), "the satellites' rules"
+    )
+    own = yaml.safe_load(app_runner.policy_file.read_text())["mqtt"]["homeassistant"]["rules"]
+    assert own[-1] == {"id": "ui-allow", "allow": ["read"]}
     entry = result["result"]
     assert (entry.unique_id, entry.title) == (INSTANCE, f"BotPsy ({INSTANCE})")
     secret = entry.data[CONF_SECRET]
@@ -195,6 +205,79 @@ async def test_without_mqtt_the_flow_says_what_to_set_up_first(hass: HomeAssista
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "mqtt_not_ready")
 
 
+async def supervisor_discovery(app_runner: AppRunner) -> HassioServiceInfo:
+    """What the Supervisor hands HA when the app (started here) announces itself."""
+    supervisor = SupervisorStandIn()
+    await supervisor.start()
+    try:
+        await app_runner.start(
+            model=False, secret=None, supervisor=SupervisorAccess(supervisor.url, supervisor.token)
+        )
+    finally:
+        await supervisor.stop()
+    (offer,) = supervisor.discoveries
+    return HassioServiceInfo(config=offer["config"], name="BotPsy", slug="botpsy", uuid="1234")
+
+
+async def test_the_supervisor_discovery_confirmed_before_mqtt_waits_for_it(
+    hass: HomeAssistant,
+    mosquitto: MosquittoBroker,
+    app_runner: AppRunner,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 30, item 3: Mosquitto and BotPsy are discovered together and the BotPsy card
+    is confirmed first. The flow says what to add and stays; it goes on once MQTT is there
+    (it used to end in "Unknown error", then in "the app does not answer")."""
+    assert await async_setup_component(hass, "homeassistant", {})
+    discovery = await supervisor_discovery(app_runner)
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_HASSIO}, data=discovery
+    )
+    assert (result["step_id"], result["errors"]) == ("hassio_confirm", {"base": "mqtt_not_ready"})
+    result = await configure(hass, result["flow_id"], {})
+    assert result["type"] is FlowResultType.FORM
+    assert (result["step_id"], result["errors"]) == ("hassio_confirm", {"base": "mqtt_not_ready"})
+
+    mqtt_entry = await add_ha_mqtt(hass, mosquitto, monkeypatch)
+    result = await configure(hass, result["flow_id"], {})
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    entry = result["result"]
+    await hass.async_block_till_done()
+    link: AgentLink = entry.runtime_data
+    await wait_for(lambda: link.online, "the app online")
+    # The MQTT discovery of the same app, once MQTT was added, made no second card.
+    assert not hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    await unload(hass, entry)
+    await unload(hass, mqtt_entry)
+
+
+async def test_one_card_per_app_when_both_discoveries_come(
+    hass: HomeAssistant, mqtt_entry: MockConfigEntry, app_runner: AppRunner
+) -> None:
+    """Issue 30, item 6: HA's MQTT discovery and the Supervisor's both found the app, and
+    two identical "BotPsy (test)" cards waited. The Supervisor's brings the secret: it is
+    the one card left."""
+    discovery = await supervisor_discovery(app_runner)
+    await wait_for(lambda: hass.config_entries.flow.async_progress_by_handler(DOMAIN), "a flow")
+    (found,) = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    assert found["context"]["source"] == config_entries.SOURCE_MQTT
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_HASSIO}, data=discovery
+    )
+    (card,) = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    assert (card["flow_id"], card["context"]["source"]) == (
+        result["flow_id"],
+        config_entries.SOURCE_HASSIO,
+    )
+    # The MQTT discovery seen again (HA restarts, the app reconnects) makes no second card.
+    again = await mqtt_discovery(hass, f"botpsy/{INSTANCE}/info", f'{{"instance": "{INSTANCE}"}}')
+    assert (again["type"], again["reason"]) == (FlowResultType.ABORT, "already_in_progress")
+    assert len(hass.config_entries.flow.async_progress_by_handler(DOMAIN)) == 1
+    result = await configure(hass, result["flow_id"], {})
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    await unload(hass, result["result"])
+
+
 async def test_the_supervisor_discovery_brings_the_secret(
     hass: HomeAssistant,
     mqtt_entry: MockConfigEntry,
@@ -284,12 +367,10 @@ async def test_reconfigure_pairs_again(
 ) -> None:
     result = await botpsy_entry.start_reconfigure_flow(hass)
     assert result["step_id"] == "reconfigure"
-    flow_id = result["flow_id"]
-    result = await configure(hass, flow_id, {CONF_INSTANCE: "bad name"})
-    assert result["errors"] == {CONF_INSTANCE: "invalid_instance"}
-    result = await configure(hass, flow_id, {CONF_INSTANCE: "elsewhere"})
-    assert result["errors"] == {"base": "cannot_connect"}
-    result = await configure(hass, flow_id, {CONF_INSTANCE: INSTANCE})
+    # Issue 30, item 8: the instance is the entry's identity, so the form cannot change it.
+    assert result["data_schema"] is None
+    assert result["description_placeholders"] == {"instance": INSTANCE}
+    result = await configure(hass, result["flow_id"], {})
     assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "reconfigure_successful")
     new_secret = botpsy_entry.data[CONF_SECRET]
     assert new_secret != SECRET
@@ -329,15 +410,3 @@ async def test_removing_the_integration_revokes_its_secret(
     await wait_for(lambda: secrets.secrets() == (entry.data[CONF_SECRET],), "the rogue revoked")
     assert await hass.config_entries.async_remove(entry.entry_id)
     await wait_for(lambda: secrets.secrets() == (), "the secret revoked")
-
-
-async def test_reconfigure_to_an_instance_another_entry_has(
-    hass: HomeAssistant, botpsy_entry: MockConfigEntry
-) -> None:
-    other = MockConfigEntry(
-        domain=DOMAIN, unique_id="upstairs", data={CONF_INSTANCE: "upstairs", CONF_SECRET: SECRET}
-    )
-    other.add_to_hass(hass)
-    result = await botpsy_entry.start_reconfigure_flow(hass)
-    result = await configure(hass, result["flow_id"], {CONF_INSTANCE: "upstairs"})
-    assert (result["type"], result["reason"]) == (FlowResultType.ABORT, "already_configured")

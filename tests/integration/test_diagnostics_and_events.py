@@ -98,3 +98,13 @@ async def test_actions_of_every_front_door_reach_the_bus_and_the_logbook(
     }
     no_target = Event(EVENT_ACTION, {"tool": "ask_user", "outcome": "planned", "via": "assist"})
     assert describe(no_target) == {"name": "BotPsy", "message": "planned ask_user via Assist"}
+    # Issue 30, item 9: in HA's language, not English only.
+    hass.config.language = "ko"
+    await logbook.async_load_texts(hass)
+    assert describe(event)["message"] == "MQTT: light.kitchen_lights에 turn_off 실행함"
+    hass.config.language = "id"
+    await logbook.async_load_texts(hass)
+    assert describe(no_target)["message"] == "ask_user direncanakan (uji coba) lewat Assist"
+    # An outcome a newer app sends is shown as it is.
+    newer = Event(EVENT_ACTION, {"tool": "x", "outcome": "deferred", "via": "assist"})
+    assert describe(newer)["message"] == "x deferred lewat Assist"

@@ -78,20 +78,21 @@ def _error_keys() -> set[str]:
 def test_every_key_the_code_uses_is_translated() -> None:
     english = translations("en")
     config, options = english["config"], english["options"]
-    fix_flow = english["issues"]["unknown_pairing"]["fix_flow"]  # repairs.py
+    fix_flows = [issue["fix_flow"] for issue in english["issues"].values() if "fix_flow" in issue]
+    flows = (config, options, *fix_flows)  # repairs.py
     abort_reasons = _string_arguments("reason")
     assert abort_reasons, "the scan found nothing"
     for reason in abort_reasons:
-        assert any(reason in flow["abort"] for flow in (config, options, fix_flow)), reason
+        assert any(reason in flow["abort"] for flow in flows), reason
     for step in _string_arguments("step_id"):
-        assert any(step in flow["step"] for flow in (config, options, fix_flow)), step
+        assert any(step in flow["step"] for flow in flows), step
     for error in _error_keys():
         assert error in config["error"] or error in options["error"], error
-    issues = {"agent_offline", "no_model", "unknown_pairing"}
+    issues = {"agent_offline", "no_model", "unknown_pairing", "prefer_local_intents"}
     assert issues <= english["issues"].keys()
     for key in _string_arguments("translation_key") - issues - {"access", "confirm_class"}:
         assert key in english["exceptions"], key
-    assert {"access", "confirm_class"} <= english["selector"].keys()
+    assert {"access", "confirm_class", "voice_access"} <= english["selector"].keys()
 
 
 def test_every_action_and_field_is_described() -> None:
@@ -116,6 +117,7 @@ def test_the_package_stands_alone() -> None:
                     assert alias.name.split(".")[0] not in {"botpsy_agent", "tool_schemas"}
     manifest = json.loads((PACKAGE / "manifest.json").read_text())
     assert manifest["dependencies"] == ["conversation", "mqtt"]
+    assert manifest["after_dependencies"] == ["assist_pipeline"]  # local_handling.py
     assert manifest["requirements"] == []
     assert (manifest["iot_class"], manifest["integration_type"]) == ("local_push", "service")
     assert list(manifest)[:2] == ["domain", "name"]

@@ -34,7 +34,7 @@ async def open_rules(hass: HomeAssistant, entry: MockConfigEntry, user_id: str) 
     """The rules form of one person."""
     result = await hass.config_entries.options.async_init(entry.entry_id)
     assert result["type"] is FlowResultType.MENU
-    assert result["menu_options"] == ["person", "confirmations"]
+    assert result["menu_options"] == ["person", "home_assistant", "confirmations"]
     result = await hass.config_entries.options.async_configure(
         result["flow_id"], {"next_step_id": "person"}
     )
@@ -113,6 +113,46 @@ async def test_a_persons_rules_edited_in_ha_are_obeyed_by_the_next_request(
     assert suggested["deny"] == {"access": ["control"], "areas": ["kitchen"]}
     assert suggested["bounds"] == {"brightness_max": 60.0}
     hass.config_entries.options.async_abort(shown["flow_id"])
+
+
+async def test_voice_satellites_and_automations_have_rules_of_their_own_in_the_ui(
+    hass: HomeAssistant, botpsy_entry: MockConfigEntry, app_runner: AppRunner, ha_home: HaHome
+) -> None:
+    """Issue 30, item 4: Home Assistant's own principal (a satellite nobody is signed in to,
+    an automation without a user) in the permissions form, not only in policy.yaml."""
+    # The file's hand-written rule lets it control the kitchen.
+    assert (await ask(hass, text="turn off the kitchen lights"))["status"] == "done"
+    await wait_for(lambda: state(hass, "light.kitchen_lights") == "off", "the light off")
+
+    result = await hass.config_entries.options.async_init(botpsy_entry.entry_id)
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], {"next_step_id": "home_assistant"}
+    )
+    assert result["step_id"] == "home_assistant"
+    assert result["description_placeholders"] == {"other_rules": "1", "problems": ""}
+    assert result["data_schema"] is not None
+    assert "inherit" not in {str(key) for key in result["data_schema"].schema}  # no group
+    form = {key: value for key, value in EMPTY_FORM.items() if key != "inherit"}
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], {**form, "deny": {"access": ["control"], "areas": ["kitchen"]}}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    rules = policy(app_runner)["mqtt"]["homeassistant"]["rules"]
+    assert rules == [
+        {"allow": ["read", "control"], "areas": ["kitchen"]},  # by hand: it stays
+        {"id": "ui-deny-areas", "deny": ["control"], "areas": ["kitchen"]},
+    ]
+    link: AgentLink = botpsy_entry.runtime_data
+    await wait_for(
+        lambda: len(((link.policy_state or {}).get("homeassistant") or {}).get("rules", [])) == 2,
+        "the state",
+    )
+    # The next automation's request obeys it; a person's does not change.
+    refused = await ask(hass, text="turn on the kitchen lights")
+    assert refused["status"] == "refused", refused
+    assert state(hass, "light.kitchen_lights") == "off"
+    response = await ask(hass, ha_home.users["Daniel"], text="turn on the kitchen lights")
+    assert response["status"] == "done", response
 
 
 async def test_bounds_that_contradict_and_rules_the_app_refuses(

@@ -10,6 +10,12 @@ form edits only rules whose ids start with `ui-` (and a user's `inherit`, and th
      "sig": "..."}
     {"key": "confirm", "instance": "home", "revision": ..., "ts": ...,
      "confirm": ["locks", ...], "sig": "..."}
+    {"key": "homeassistant", "instance": "home", "revision": ..., "ts": ...,
+     "principal": {"rules": [{"id": "ui-allow", "allow": ["read"]}]}, "sig": "..."}
+
+The last is Home Assistant itself (`mqtt: homeassistant:` in the file): voice satellites and
+automations without a user. Only a request HA signed as itself acts as it (D60), so rules
+given to it here never reach whoever can merely write its request topic.
 
 The app merges the update into the file's text (the user's hand-written rules and every
 other section stay as they are, comments outside the rewritten section too), validates the
@@ -50,9 +56,13 @@ _LOGGER = logging.getLogger(__name__)
 
 UI_RULE_PREFIX: Final = "ui-"
 CONFIRM_KEY: Final = "confirm"
+HA_PRINCIPAL_KEY: Final = "homeassistant"
+"""The key (and `mqtt:` name) of Home Assistant's own principal."""
 USER_KEY: Final = re.compile(r"[0-9a-f]{32}")
 MAX_RULES: Final = 64
 _FIELDS: Final = {"key", "instance", "revision", "ts", "sig"}
+_BODIES: Final = {CONFIRM_KEY: "confirm", HA_PRINCIPAL_KEY: "principal"}
+"""The body field of each key that is not an HA user's (theirs is `user`)."""
 FUTURE_S: Final = 300
 """How far ahead of the app's clock an update may be signed (clocks differ a little)."""
 SKEW_S: Final = 60
@@ -176,7 +186,8 @@ class PolicyUpdates:
         return None
 
     def state(self) -> dict[str, Any]:
-        """The file's users and confirmation classes as they are now, for the integration."""
+        """The file's users, Home Assistant's own rules and the confirmation classes as
+        they are now, for the integration."""
         try:
             document = yaml.safe_load(self.store.path.read_text("utf-8"))
         except OSError, yaml.YAMLError:
@@ -196,9 +207,13 @@ class PolicyUpdates:
         confirm: list[str] = [c.value for c in DEFAULT_CONFIRM]
         if isinstance(document.get("confirm"), list):
             confirm = [str(c) for c in document["confirm"]]
+        principals = document.get("mqtt")
+        own = principals.get(HA_PRINCIPAL_KEY) if isinstance(principals, dict) else None
+        own_rules = own.get("rules") if isinstance(own, dict) else None
         return {
             "users": users,
             "confirm": confirm,
+            HA_PRINCIPAL_KEY: {"rules": _plain(own_rules if isinstance(own_rules, list) else [])},
             "valid": self.store.last_error is None,
             "last_update": None if self.last is None else self.last.to_json(),
         }
@@ -207,21 +222,23 @@ class PolicyUpdates:
         """Why `update` is not a well-formed update for `topic_key`, or None."""
         if not isinstance(update, dict):
             return "the update is not a JSON object"
-        body = "confirm" if topic_key == CONFIRM_KEY else "user"
+        body = _BODIES.get(topic_key, "user")
         unknown = set(update) - _FIELDS - {body}
         missing = (_FIELDS | {body}) - set(update)
         if unknown or missing:
             return f"fields: unknown {sorted(unknown)}, missing {sorted(missing)}"
         if update["key"] != topic_key or update["instance"] != self.instance:
             return "the update is for another key or instance than its topic"
-        if topic_key != CONFIRM_KEY and not USER_KEY.fullmatch(topic_key):
-            return "the key must be an HA user id or 'confirm'"
+        if topic_key not in _BODIES and not USER_KEY.fullmatch(topic_key):
+            return f"the key must be an HA user id, {CONFIRM_KEY!r} or {HA_PRINCIPAL_KEY!r}"
         if not isinstance(update["sig"], str) or not update["revision"]:
             return "sig and revision are required"
         if not isinstance(update["ts"], int) or isinstance(update["ts"], bool):
             return "ts must be a whole number of seconds"
         if body == "confirm":
             return None if _strings(update["confirm"]) else "confirm must be a list of classes"
+        if body == "principal":
+            return _principal_problem(update["principal"])
         return _user_problem(update["user"])
 
     def _remember(self, key: str, revision: int) -> str | None:
@@ -250,9 +267,18 @@ def _user_problem(user: object) -> str | None:
         return "user.inherit must be true or false"
     if user.get("name") is not None and not isinstance(user["name"], str):
         return "user.name must be text"
-    rules = user.get("rules")
+    return _rules_problem(user.get("rules"), "user.rules")
+
+
+def _principal_problem(principal: object) -> str | None:
+    if not isinstance(principal, dict) or set(principal) != {"rules"}:
+        return "principal must be an object with rules"
+    return _rules_problem(principal["rules"], "principal.rules")
+
+
+def _rules_problem(rules: object, where: str) -> str | None:
     if not isinstance(rules, list) or len(rules) > MAX_RULES:
-        return f"user.rules must be a list of at most {MAX_RULES} rules"
+        return f"{where} must be a list of at most {MAX_RULES} rules"
     for rule in rules:
         if not isinstance(rule, dict) or not str(rule.get("id", "")).startswith(UI_RULE_PREFIX):
             return f"every rule from Home Assistant needs an id starting with {UI_RULE_PREFIX!r}"
@@ -273,6 +299,15 @@ def merge_update(text: str, update: Mapping[str, Any]) -> str:
         raise TypeError("the policy file is not a mapping")
     if update["key"] == CONFIRM_KEY:
         return replace_top_level(text, "confirm", list(update["confirm"]))
+    if update["key"] == HA_PRINCIPAL_KEY:
+        principals = document.get("mqtt") or {}
+        if not isinstance(principals, dict):
+            raise TypeError("mqtt is not a mapping")
+        entry = principals.get(HA_PRINCIPAL_KEY)
+        entry = dict(entry) if isinstance(entry, dict) else {}
+        entry["rules"] = _kept_rules(entry.get("rules")) + list(update["principal"]["rules"])
+        principals[HA_PRINCIPAL_KEY] = entry
+        return replace_top_level(text, "mqtt", principals)
     users = document.get("users") or []
     if not isinstance(users, list):
         raise TypeError("users is not a list")
@@ -287,13 +322,17 @@ def merge_update(text: str, update: Mapping[str, Any]) -> str:
         entry.pop("inherit", None)
     else:
         entry["inherit"] = False
-    kept = [
+    entry["rules"] = _kept_rules(entry.pop("rules", None)) + list(user["rules"])
+    return replace_top_level(text, "users", users)
+
+
+def _kept_rules(rules: object) -> list[Any]:
+    """The rules written by hand (every one not from the form)."""
+    return [
         rule
-        for rule in entry.pop("rules", None) or []
+        for rule in (rules if isinstance(rules, list) else [])
         if not (isinstance(rule, dict) and str(rule.get("id", "")).startswith(UI_RULE_PREFIX))
     ]
-    entry["rules"] = kept + list(user["rules"])
-    return replace_top_level(text, "users", users)
 
 
 def replace_top_level(text: str, key: str, value: Any) -> str:
