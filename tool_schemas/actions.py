@@ -75,7 +75,21 @@ class ReadStates:
     idempotent: bool = True
 
 
-type HaAction = ServiceCall | CalendarCommand | ReadStates
+@dataclass(frozen=True, slots=True)
+class AssistIntent:
+    """One of HA's own intents (a satellite's timer, a broadcast), carried out by HA's intent
+    handlers for the device that heard it: the integration runs it, not the app's executor,
+    because no HA service reaches a satellite's timers (docs/decisions.md, D70)."""
+
+    intent: str
+    slots: Mapping[str, Any] = field(default_factory=dict)
+    idempotent: bool = False
+
+    def as_message(self) -> dict[str, Any]:
+        return {"type": "assist_intent", "intent": self.intent, "slots": dict(self.slots)}
+
+
+type HaAction = ServiceCall | CalendarCommand | ReadStates | AssistIntent
 
 
 def describe(action: HaAction) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from . import BotPsyConfigEntry
 from .answers import Answer, answer_for
+from .assist_intents import async_carry_out, handed_intent
 from .const import APP_DOCS_URL, CONF_APP_SLUG, DOMAIN
 from .link import AgentUnavailable, Ask
 
@@ -126,6 +127,10 @@ class BotPsyConversationEntity(conversation.ConversationEntity):
             )
         else:
             answer = answer_for(response)
+            if answer.error is None and (handed := handed_intent(response)) is not None:
+                # The app authorised it; HA's own handler runs it for this voice device.
+                outcome = await async_carry_out(self.hass, user_input, device_id, *handed)
+                answer = Answer(outcome.speech, outcome.error, query=answer.query)
         speech = answer.speech
         if answer.translation_key is not None:
             speech = await translated(

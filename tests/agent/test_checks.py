@@ -776,7 +776,7 @@ def test_every_question_is_in_every_language_with_the_same_placeholders(language
          "There is no February 30. Which day did you mean?"),
         ("en", "it's too dark in the kitchen", light(brightness_pct=0),
          "Did you want Kitchen light brighter?"),
-        ("ko", "너무 어두워", light(brightness_pct=0), "Kitchen light을(를) 더 밝게 할까요?"),
+        ("ko", "너무 어두워", light(brightness_pct=0), "Kitchen light를 더 밝게 할까요?"),
         ("id", "terlalu gelap", light(brightness_pct=0), "Mau Kitchen light lebih terang?"),
     ],
 )  # fmt: skip

@@ -47,7 +47,7 @@ from botpsy_agent.agent.protocol import (
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.contract import ErrorCode
-from botpsy_agent.fastpath.recognizer import FastPath
+from botpsy_agent.fastpath.recognizer import FastPath, Recognized
 from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, call_digest
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
@@ -74,6 +74,7 @@ from botpsy_agent.policy import (
     usable_filter,
 )
 from tool_schemas.actions import describe
+from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 from tool_schemas.conversation import AskUser
@@ -114,6 +115,8 @@ class _Turn:
     request is its step, so a retry planned in another order still finds each call's first
     run (issue 25, finding 7)."""
     final_text: str = ""
+    handoff: dict[str, Any] | None = None
+    """An intent for HA's Assist to carry out for the request's voice device."""
     status: Status | None = None
     error: ErrorInfo | None = None
     path: Path = Path.NONE
@@ -214,15 +217,14 @@ class BotPsyAgent:
         if recognized is not None:
             turn.path = Path.FAST_PATH
             if recognized.nevermind:
-                turn.final_text = self._phrases.say(request.language, "nevermind")
+                turn.final_text = recognized.reply or self._phrases.say(
+                    request.language, "nevermind"
+                )
                 turn.status = Status.DONE
             for call in recognized.calls:
                 step = await self._carry_out(call, job)
-                if recognized.question is not None and step.status is Status.DONE:
-                    said = self._replies.answer(
-                        request.language, home, recognized.question, step.report.result
-                    )
-                    step.speech = said or step.speech  # "Yes" / "No, it is open"
+                if step.status is Status.DONE:
+                    step.speech = self._answer(recognized, request.language, home, step)
                 turn.steps.append(step)
                 if step.status is not Status.DONE:
                     break
@@ -233,6 +235,16 @@ class BotPsyAgent:
             await self._model_loop(job)
         self._remember(job)
         return self._respond(request, conversation, turn)
+
+    def _answer(self, recognized: Recognized, language: str, home: Home, step: _Step) -> str:
+        """What a recognised question is answered with: "Yes: Back door is unlocked", the
+        value asked for ("Heatpump: 25 °C"), else what the step said."""
+        said: str | None = None
+        if recognized.question is not None:
+            said = self._replies.answer(language, home, recognized.question, step.report.result)
+        elif recognized.reading is not None:
+            said = self._replies.reading(language, home, recognized.reading, step.report.result)
+        return said or step.speech
 
     # --- the model loop ------------------------------------------------------------------------
 
@@ -539,6 +551,8 @@ class BotPsyAgent:
         request, turn, call, language = job.request, job.turn, resolved.call, job.language
         report.decision = Decision.ALLOW
         is_read = call.access is Access.READ
+        if isinstance(call, ASSIST_TOOLS):
+            return self._assist(report, resolved, job)
         if request.dry_run:
             report.outcome = Outcome.PLANNED
             plan = f"{call.name} {', '.join(resolved.entity_ids)}".strip()
@@ -571,6 +585,28 @@ class BotPsyAgent:
         return _Step(
             report, Status.DONE, speech, {"result": report.result}, is_read, resolved.entity_ids
         )
+
+    def _assist(self, report: ActionReport, resolved: ResolvedCall, job: _Job) -> _Step:
+        """HA's own intents: the time and date are said here; a timer or a broadcast is handed
+        to HA's Assist for the voice device that heard it (the integration runs HA's intent
+        handler for that device), and plainly refused where there is none (plain MQTT)."""
+        call, language, is_read = resolved.call, job.language, resolved.call.access is Access.READ
+        if isinstance(call, CurrentTime):
+            report.outcome, report.result = Outcome.EXECUTED, {"now": job.now.isoformat()}
+            speech = self._replies.clock(language, job.now, call.what)
+            return _Step(report, Status.DONE, speech, {"result": report.result}, is_read)
+        if job.request.dry_run:
+            report.outcome = Outcome.PLANNED
+            speech = self._phrases.say(language, "done.planned", plan=call.name)
+            return _Step(report, Status.DONE, speech, {"planned": True}, is_read)
+        if job.request.device_id is None:
+            speech = self._phrases.say(language, "assist.needs_voice_device")
+            report.outcome = Outcome.FAILED
+            report.error = ErrorInfo("needs_voice_device", speech)
+            return _Step(report, Status.ERROR, speech, {"error": {"code": "needs_voice_device"}})
+        report.outcome = Outcome.HANDED_OFF
+        job.turn.handoff = describe(resolved.actions[0])
+        return _Step(report, Status.DONE, "", {"handed_off": True}, is_read)
 
     def _speech_for(
         self,
@@ -763,6 +799,7 @@ class BotPsyAgent:
             error=turn.error or _first_error(turn.steps, status),
             path=turn.path,
             timings=turn.timings,
+            handoff=turn.handoff,
         )
 
     def _model_failure(self, request: AgentRequest, err: PlanError) -> tuple[Status, ErrorInfo]:

@@ -92,12 +92,18 @@ class AgentResponse:
     error: ErrorInfo | None = None
     path: Path = Path.NONE
     timings: Timings = field(default_factory=Timings)
+    handoff: dict[str, Any] | None = None
+    """An intent HA's Assist carries out for the request's voice device (a satellite's
+    timer, a broadcast): `{"type": "assist_intent", "intent": ..., "slots": {...}}`."""
 
     def to_json(self) -> dict[str, Any]:
-        """The wire form: plain JSON types, enums as their values, empty error omitted."""
+        """The wire form: plain JSON types, enums as their values, empty error and
+        hand-off omitted."""
         data: dict[str, Any] = _plain(asdict(self))
         if self.error is None:
             data.pop("error")
+        if self.handoff is None:
+            data.pop("handoff")
         return data
 
     @classmethod

@@ -13,10 +13,11 @@ from datetime import datetime
 from typing import Any
 
 from botpsy_agent.agent.speech import Phrasebook
-from botpsy_agent.agent.spoken_time import say_when
+from botpsy_agent.agent.spoken_time import say_clock, say_when
 from botpsy_agent.fastpath.recognizer import StateQuestion
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.policy import Confirm, Deny
+from tool_schemas.assist import ClockQuestion
 from tool_schemas.base import Tool
 from tool_schemas.calendar import CALENDAR_TOOLS, CreateEvent
 from tool_schemas.conversation import AskUser
@@ -136,7 +137,9 @@ class Replies:
                 items.append(name)
                 continue
             unit = state.attributes.get("unit_of_measurement") or ""
-            value = f"{state.state} {unit}".strip()
+            # "꺼짐", "mati": the state in the request's language where the catalogue has it.
+            spoken = self._state_word(language, state.state, {"entity_id": state.entity_id}, home)
+            value = f"{state.state if unit else spoken} {unit}".strip()
             items.append(self.phrases.say(language, "state.item", name=name, state=value))
         if not items:
             return self.phrases.say(language, "state.nothing")
@@ -148,49 +151,79 @@ class Replies:
         return self.phrases.say(language, "state.many", items=joined)
 
     def answer(self, language: str, home: Home, question: StateQuestion, result: Any) -> str | None:
-        """The answer to a state question ("Yes", "No, it is open", "Kitchen light and Hall
-        light") from the states an executed read returned; None if it returned none."""
-        states = [
-            s
-            for action in (result or {}).get("actions", ())
-            for s in action.get("states", ())
-            if isinstance(s, dict) and "entity_id" in s
-        ]
+        """The answer to a state question, naming what was read ("Yes: Back door is
+        unlocked", "No, Garage Door is open") from the states an executed read returned;
+        None if it returned none."""
+        states = _read_states(result)
         if not states:
             return None
-        matched = [s for s in states if s.get("state") == question.state]
-        unmatched = [s for s in states if s.get("state") != question.state]
-        state = self._state_word(language, question.state, states[0], home)
+        matched = [s for s in states if _is_in(s, question.state)]
+        unmatched = [s for s in states if not _is_in(s, question.state)]
+        state = self._state_word(language, question.state, (matched or states)[0], home)
 
         def names(items: list[dict[str, Any]]) -> str:
             return self.names(language, home, sorted(str(s["entity_id"]) for s in items))
 
         key: str
         values: dict[str, Any] = {"state": state}
+        shown = matched
         if question.kind in {"one_yesno", "all"} and not unmatched:
-            key = "yes"
+            key = "yes_it_is"
         elif question.kind == "one_yesno":
+            key, shown = "no_it_is", unmatched[:1]
             first = unmatched[0]
-            key = "no_it_is"
             values["state"] = self._state_word(language, str(first.get("state")), first, home)
         elif question.kind == "all":
-            key, values["items"] = "not_all", names(unmatched)
+            key, shown = "not_all", unmatched
         elif question.kind == "any":
-            key, values["items"] = ("yes_these", names(matched)) if matched else ("no", "")
+            key = "yes_these" if matched else "no"
         elif question.kind == "how_many":
             key, values["count"] = "how_many", len(matched)
         else:  # which
-            key, values["items"] = ("these", names(matched)) if matched else ("none", "")
+            key = "these" if matched else "none"
+        values["items"] = names(shown)
+        if len(shown) > 1 and self.phrases.has(language, f"answer.{key}_many"):
+            key += "_many"
         return self.phrases.say(language, f"answer.{key}", **values)
+
+    def reading(self, language: str, home: Home, reading: str, result: Any) -> str | None:
+        """The value asked for, named by what measured it ("Heatpump: 25 °C"): a
+        thermostat's current temperature, a sensor's value with its unit."""
+        items = []
+        for state in _read_states(result):
+            entity_id = str(state["entity_id"])
+            attributes = state.get("attributes") or {}
+            if entity_id.startswith("climate.") and reading == "temperature":
+                current = attributes.get("current_temperature")
+                if current is None:
+                    continue
+                value = f"{current} {home.temperature_unit}"
+            else:
+                value = f"{state.get('state')} {attributes.get('unit_of_measurement') or ''}"
+            name = home.entities[entity_id].name if entity_id in home.entities else entity_id
+            items.append(self.phrases.say(language, "state.item", name=name, state=value.strip()))
+        if not items:
+            return None
+        return self.phrases.join(language, items[:MAX_ITEMS_SPOKEN]) + "."
+
+    def clock(self, language: str, now: datetime, what: ClockQuestion) -> str:
+        """ "It is 3:05 PM." / "Today is Wednesday 2 December." in the home's time zone."""
+        if what is ClockQuestion.DATE:
+            return self.phrases.say(
+                language, "clock.date", date=say_when(now.date(), language, now)
+            )
+        return self.phrases.say(language, "clock.time", time=say_clock(now, language))
 
     def _state_word(self, language: str, state: str, example: dict[str, Any], home: Home) -> str:
         """A state as people say it ("closed", a door sensor's "on" is "open"), in the
         language where the catalogue has it."""
         key = state
         entity = home.entities.get(str(example.get("entity_id")))
-        if entity is not None and entity.domain == "binary_sensor" and state in {"on", "off"}:
+        if entity is not None and entity.domain == "binary_sensor":
+            on = {"on": "on", "open": "on", "detected": "on"}.get(state)
+            off = {"off": "off", "closed": "off", "clear": "off"}.get(state)
             kind = "opening" if entity.device_class in OPENING_CLASSES else "presence"
-            key = f"{kind}_{state}"
+            key = f"{kind}_{on or off or state}"
         word = self.phrases.say(language, f"answer.states.{key}")
         return state if word == f"answer.states.{key}" else word
 
@@ -230,6 +263,26 @@ class Replies:
 
 
 MAX_CONTENT_CHARS = 200
+
+
+def _read_states(result: Any) -> list[dict[str, Any]]:
+    """The states an executed read returned (`report.result`), already narrowed to what the
+    requester may read."""
+    return [
+        s
+        for action in (result or {}).get("actions", ())
+        for s in action.get("states", ())
+        if isinstance(s, dict) and "entity_id" in s
+    ]
+
+
+def _is_in(state: dict[str, Any], asked: str) -> bool:
+    """Whether an entity is in the state asked about: a window's contact sensor "on" is the
+    "open" asked of windows, a gas sensor's "on" is "detected"."""
+    value = state.get("state")
+    if str(state.get("entity_id", "")).startswith("binary_sensor."):
+        asked = {"open": "on", "detected": "on", "closed": "off", "clear": "off"}.get(asked, asked)
+    return value == asked
 
 
 def _spoken_content(text: str) -> str:

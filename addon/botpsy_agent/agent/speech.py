@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from botpsy_agent.agent.particles import attach
+
 DEFAULT_LANGUAGE = "en"
 
 
@@ -30,6 +32,15 @@ def translations_dir() -> Path:
 class _Keep(dict[str, Any]):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
+
+
+class _Formatter(string.Formatter):
+    """`{name:을/를}` attaches the particle that fits the name (agent/particles.py)."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if "/" in format_spec:
+            return attach(str(value), format_spec)
+        return str(super().format_field(value, format_spec))
 
 
 class Phrasebook:
@@ -61,7 +72,7 @@ class Phrasebook:
         template = self._lookup(_base(language), key) or self._lookup(DEFAULT_LANGUAGE, key)
         if template is None:
             return key
-        return string.Formatter().vformat(str(template), (), _Keep(values))
+        return _FORMATTER.vformat(str(template), (), _Keep(values))
 
     def has(self, language: str, key: str) -> bool:
         """Whether `key` has a sentence in `language` or in English."""
@@ -104,6 +115,9 @@ class Phrasebook:
                 return None
             node = node[part]
         return node
+
+
+_FORMATTER = _Formatter()
 
 
 def _base(language: str) -> str:

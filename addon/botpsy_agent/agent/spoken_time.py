@@ -715,3 +715,17 @@ def say_when(when: datetime | date, language: str, now: datetime) -> str:
             text = f"{EN_WEEKDAY_NAMES[day.weekday()]} {day.day} {EN_MONTH_NAMES[day.month - 1]}"
             text += f" {day.year}" if year else ""
             return f"{text} at {clock}" if clock else text
+
+
+def say_clock(moment: datetime, language: str) -> str:
+    """The time of day as the language says it: "3:05 PM", "오후 3시 5분", "15.05"."""
+    hour12 = moment.hour % 12 or 12
+    match _base(language):
+        case "ko":
+            half = "오전" if moment.hour < 12 else "오후"
+            minutes = f" {moment.minute}분" if moment.minute else ""
+            return f"{half} {hour12}시{minutes}"
+        case "id":
+            return moment.strftime("%H.%M")
+        case _:
+            return f"{hour12}:{moment.minute:02d} {'AM' if moment.hour < 12 else 'PM'}"

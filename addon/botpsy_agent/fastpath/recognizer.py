@@ -21,6 +21,7 @@ from home_assistant_intents import get_intents
 import yaml
 
 from botpsy_agent.fastpath import fuzzy
+from botpsy_agent.fastpath.assist import ASSIST_INTENTS, FREE_TEXT, assist_call, respond_text
 from botpsy_agent.home.model import Home
 from tool_schemas.base import Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
@@ -55,6 +56,12 @@ class Recognized:
     """For state questions: answer this, from the states read."""
     mended: str | None = None
     """The sentence as the fallback mended it (a misspelt name, fillers dropped), if it was."""
+    reply: str | None = None
+    """What HA's own agent answers to a conversational sentence ("hello"), said as it is."""
+    reading: str | None = None
+    """For value questions ("what is the temperature in the living room?"): the quantity
+    asked, said from the states read (`temperature`: a thermostat's current temperature,
+    not its mode)."""
 
 
 SENTENCES = Path(__file__).parent / "sentences"
@@ -72,6 +79,8 @@ def _intents(language: str) -> Intents | None:
         ours = yaml.safe_load(extra.read_text(encoding="utf-8"))
         for name, intent in ours.get("intents", {}).items():
             data["intents"].setdefault(name, {"data": []})["data"].extend(intent["data"])
+        for section in ("lists", "expansion_rules"):
+            data.setdefault(section, {}).update(ours.get(section, {}))
     return Intents.from_dict(data)
 
 
@@ -161,16 +170,18 @@ class FastPath:
         )
         if result is None or result.unmatched_entities:
             return None
-        if any(e.is_wildcard for e in result.entities.values() if e.name != "item"):
+        if any(e.is_wildcard for e in result.entities.values() if e.name not in FREE_TEXT):
             return None
-        return self._to_calls(result, home, area_id)
+        return self._to_calls(result, home, area_id, language)
 
     def _to_calls(
-        self, result: RecognizeResult, home: Home, area_id: str | None
+        self, result: RecognizeResult, home: Home, area_id: str | None, language: str
     ) -> Recognized | None:
         intent = result.intent.name
-        if intent == "HassNevermind":
-            return Recognized(intent, (), nevermind=True)
+        if (native := _native(result, language)) is not None:
+            return native
+        if intent in ASSIST_INTENTS:
+            return None  # a timer that runs a command later: HA's agent would run it unchecked
         raw = self._raw_calls(result, home, area_id)
         if raw is None:
             return None
@@ -179,7 +190,8 @@ class FastPath:
         except ToolCallError as err:
             _LOGGER.debug("Fast path: %s did not make a valid call: %s", intent, err.message)
             return None
-        return Recognized(intent, calls, question=_question(result))
+        reading = READINGS.get(intent)
+        return Recognized(intent, calls, question=_question(result), reading=reading)
 
     def _raw_calls(
         self, result: RecognizeResult, home: Home, area_id: str | None
@@ -229,6 +241,18 @@ class FastPath:
             here = [e for e in candidates if e.area_id == area_id]
             candidates = here or candidates
         return (candidates[0].entity_id,) if len(candidates) == 1 else ()
+
+
+def _native(result: RecognizeResult, language: str) -> Recognized | None:
+    """HA's own conversational intents: "never mind", "hello" (HA's own answer), and what
+    only Assist or the app's clock can do (timers, broadcasts, the time)."""
+    intent = result.intent.name
+    if intent == "HassNevermind":
+        return Recognized(intent, (), nevermind=True)
+    if intent == "HassRespond":
+        return Recognized(intent, (), nevermind=True, reply=respond_text(language, result.response))
+    assist = assist_call(result)
+    return Recognized(intent, (assist,)) if assist is not None else None
 
 
 def _mendable(call: Tool) -> bool:
@@ -355,11 +379,40 @@ def _todo(tool: str) -> Callable[[Mapping[str, Any], Args, Home], list[tuple[str
     return build
 
 
+OPENING_SENSOR_CLASSES = {"door": "door", "garage": "garage_door", "window": "window"}
+"""Cover classes ("which windows are open?") and the binary sensors that report the same
+openings: a window's contact sensor answers as well as a motorised window does."""
+
+
 def _state(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]]:
     args = dict(target)
-    if isinstance(context.get("device_class"), str) and "entity_id" not in target:
-        args["device_class"] = [context["device_class"]]
+    device_class = context.get("device_class")
+    if isinstance(device_class, str) and "entity_id" not in target:
+        args["device_class"] = [device_class]
+        sensor_class = OPENING_SENSOR_CLASSES.get(device_class)
+        if args.get("domain") == ["cover"] and sensor_class is not None:
+            args["domain"] = ["cover", "binary_sensor"]
+            args["device_class"] = sorted({device_class, sensor_class})
     return [("get_state", args)]
+
+
+def _temperature(
+    context: Mapping[str, Any], target: Args, home: Home
+) -> list[tuple[str, Args]] | None:
+    """ "What is the temperature in the living room?" reads the room's thermostats (their
+    current temperature is said, not their mode), else its temperature sensors; a name is
+    the thermostat named."""
+    if "entity_id" in target:
+        return [("get_state", target)]
+    places = [*target.get("area_id", ()), *target.get("floor_id", ())]
+    if not places:
+        return None
+    members = {
+        e for place in places for e in (*home.by_area.get(place, ()), *home.by_floor.get(place, ()))
+    }
+    if any(e.startswith("climate.") for e in members):
+        return [("get_state", {**target, "domain": ["climate"]})]
+    return [("get_state", {**target, "domain": ["sensor"], "device_class": ["temperature"]})]
 
 
 def _weather(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]] | None:
@@ -370,6 +423,8 @@ def _weather(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple
     return [("get_state", target or {"domain": ["weather"]})]
 
 
+READINGS = {"HassClimateGetTemperature": "temperature"}
+"""Intents that ask for a value, and which value to say from the states read."""
 NO_TARGET_INTENTS = frozenset(
     {"HassShoppingListAddItem", "HassShoppingListCompleteItem", "HassNevermind", "HassGetWeather"}
 )
@@ -397,7 +452,7 @@ INTENT_CALLS: dict[
     "HassVacuumStart": _with("control_vacuum", action="start"),
     "HassVacuumReturnToBase": _with("control_vacuum", action="return_to_base"),
     "HassGetState": _state,
-    "HassClimateGetTemperature": _with("get_state", domain=["climate"]),
+    "HassClimateGetTemperature": _temperature,
     "HassListAddItem": _todo("add_todo_item"),
     "HassShoppingListAddItem": _todo("add_todo_item"),
     "HassListCompleteItem": _todo("complete_todo_item"),

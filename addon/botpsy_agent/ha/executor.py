@@ -44,7 +44,14 @@ from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.index import EntityIndex, StateChange
 from botpsy_agent.home.model import EntityState, Home
 from botpsy_agent.home.resolve import ResolvedCall
-from tool_schemas.actions import CalendarCommand, HaAction, ReadStates, ServiceCall, describe
+from tool_schemas.actions import (
+    AssistIntent,
+    CalendarCommand,
+    HaAction,
+    ReadStates,
+    ServiceCall,
+    describe,
+)
 
 
 class ActionStatus(StrEnum):
@@ -211,6 +218,10 @@ class Executor:
                 return ActionOutcome(action, ActionStatus.DONE, response=response)
             case ServiceCall():
                 return await self._call_service(action)
+            case AssistIntent():
+                # HA's intent handlers run these for the voice device (the integration).
+                error = ErrorInfo("handed_to_assist", f"{action.intent} is Assist's to run")
+                return ActionOutcome(action, ActionStatus.FAILED, error=error)
 
     async def _call_service(self, action: ServiceCall) -> ActionOutcome:
         watch = _Watch()

@@ -28,6 +28,7 @@ class Outcome(StrEnum):
 
     EXECUTED = "executed"
     PLANNED = "planned"  # dry run: authorised, not executed
+    HANDED_OFF = "handed_off"  # authorised; HA's Assist carries it out (`handoff`)
     REFUSED = "refused"
     PENDING_CONFIRMATION = "pending_confirmation"
     FAILED = "failed"
