@@ -162,6 +162,9 @@ async def set_up_home(
             if made["area_id"] != area_id:
                 raise SetupError(f"area {name!r} became {made['area_id']}, expected {area_id}")
         placed = {entity_id: area for entity_id, (_, area) in devices.placed_devices().items()}
+        # demo_home adds its devices in the background while HA starts: with more of HA's
+        # configuration to load first (the eval's house), they can come after onboarding.
+        await _wait_for(client, list(placed))
         for entity_id, area_id in placed.items():
             update: dict[str, Any] = {
                 "type": "config/entity_registry/update",

@@ -25,6 +25,7 @@ from tests.eval.cases import (
     SetupStep,
 )
 from tests.eval.heldout import RenamedHome
+from tests.eval.layouts import Layout
 from tests.eval.scoring import Event, HaCall, Item
 from tests.eval.when import resolve
 
@@ -63,6 +64,8 @@ class Home:
         """Entity id -> the name it had before a case renamed it."""
         self._seed: list[Event] = []
         self._seed_day = date.min
+        self._restore: list[tuple[str, str, list[str]]] = []
+        """Service calls that put the home's own entities back (a layout's distractors)."""
         self.zone = ZoneInfo("UTC")
 
     async def start(self) -> None:
@@ -103,6 +106,79 @@ class Home:
             )
         for entity_id, (old, new) in home.entities.items():
             await self._rename(entity_id, None if back else new, old if back else new)
+
+    async def arrange(self, layout: Layout) -> None:
+        """Make the demo home into `layout` through HA's registries, as a person would in
+        the UI: its floors and rooms, each device's name and room, its own entities placed
+        and exposed to Assist; return once the app uses the new names."""
+        call = self.client.call
+        floors = {f["floor_id"] for f in await call({"type": "config/floor_registry/list"})}
+        for floor_id, (name, level) in layout.floors.items():
+            kind = "update" if floor_id in floors else "create"
+            made = await call(
+                {
+                    "type": f"config/floor_registry/{kind}",
+                    **({"floor_id": floor_id} if kind == "update" else {}),
+                    "name": name,
+                    "level": level,
+                }
+            )
+            if made["floor_id"] != floor_id:
+                raise RuntimeError(f"floor {name!r} became {made['floor_id']}, not {floor_id}")
+        areas = {a["area_id"] for a in await call({"type": "config/area_registry/list"})}
+        for area_id, (name, floor_id) in layout.areas.items():
+            kind = "update" if area_id in areas else "create"
+            made = await call(
+                {
+                    "type": f"config/area_registry/{kind}",
+                    **({"area_id": area_id} if kind == "update" else {}),
+                    "name": name,
+                    "floor_id": floor_id,
+                }
+            )
+            if made["area_id"] != area_id:
+                raise RuntimeError(f"area {name!r} became {made['area_id']}, not {area_id}")
+        for entity_id, (name, area_id) in layout.devices.items():
+            await call(
+                {
+                    "type": "config/entity_registry/update",
+                    "entity_id": entity_id,
+                    "name": name,
+                    "area_id": area_id,
+                }
+            )
+        for entity_id, (_name, area_id) in layout.extras.items():
+            await call(
+                {
+                    "type": "config/entity_registry/update",
+                    "entity_id": entity_id,
+                    "area_id": area_id,
+                }
+            )
+        for area_id in sorted(areas - set(layout.areas)):
+            await call({"type": "config/area_registry/delete", "area_id": area_id})
+        for floor_id in sorted(floors - set(layout.floors)):
+            await call({"type": "config/floor_registry/delete", "floor_id": floor_id})
+        if layout.extras:
+            await call(
+                {
+                    "type": "homeassistant/expose_entity",
+                    "assistants": ["conversation"],
+                    "entity_ids": sorted(layout.extras),
+                    "should_expose": True,
+                }
+            )
+        for area_id, (name, _floor) in layout.areas.items():
+            await self._until(
+                lambda a=area_id, n=name: self._area_seen(a, n), f"{area_id} {name!r}"
+            )
+        for entity_id, (name, _area) in {**layout.devices, **layout.extras}.items():
+            await self._until(
+                lambda e=entity_id, n=name: self._names_seen(e, n), f"{entity_id} {name!r}"
+            )
+        for domain, service, entity_ids in [*layout.settle, *layout.restore]:
+            await self._service(domain, service, {"entity_id": entity_ids})
+        self._restore = layout.restore
 
     async def _until(self, condition: Callable[[], bool], what: str) -> None:
         for _ in range(200):  # the app re-reads names from HA's registry events
@@ -165,6 +241,8 @@ class Home:
         await self._service("demo_home", "reset", {})
         await self._service("input_boolean", "turn_off", {}, "input_boolean.guest_mode")
         await self._service("persistent_notification", "dismiss_all", {})
+        for domain, service, entity_ids in self._restore:
+            await self._service(domain, service, {"entity_id": entity_ids})
         for entity_id, name in sorted(self._renamed.items()):
             await self._rename(entity_id, name, name)  # the name it had, held-out names too
         self._renamed.clear()

@@ -207,8 +207,10 @@ def summarize(
     model: str,
     duration_s: float = 0.0,
     load: list[float] | None = None,
+    home: str = "demo",
 ) -> dict[str, Any]:
-    """`load`: the machine's 1-minute load average before the first run and after each."""
+    """`load`: the machine's 1-minute load average before the first run and after each.
+    `home`: the home the held-out set was said in (tests/eval/layouts.py)."""
     runs = [run_report(r) for r in results]
     heldout = [r for r in runs if r["set"] == HELDOUT]
     return {
@@ -216,6 +218,7 @@ def summarize(
         "model": model,
         "stand_in_model": stand_in,
         "note": model_note(model, stand_in=stand_in),
+        "home": home,
         "duration_s": round(duration_s, 1),
         "load_average": load or [],
         "runs": runs,
@@ -270,6 +273,9 @@ def markdown(report: dict[str, Any]) -> str:
         f"# Evaluation of {report['model']}, {report['date'][:10]}",
         "",
         f"Model: **{report['model']}**. {report['note']}.",
+        "",
+        f"Held-out home: **{report.get('home', 'demo')}** (tests/eval/layouts.py); the dev set "
+        "is always said in the demo home.",
         "",
         f"Run time: {report.get('duration_s', 0):.0f} s. Machine load (1-minute average, before "
         f"and after each run): {', '.join(map(str, report.get('load_average') or [])) or '-'}.",

@@ -34,10 +34,12 @@ from demo.client import AgentClient
 from demo.home_setup import ha_client
 from demo.stack import INSTANCE, DemoStack, ModelChoice, stop_cleanly_on_sigterm
 from devkit import real_models
+from tests.eval.baselines import baselines_passed
 from tests.eval.cases import DEV, HELDOUT, Case, load_cases
 from tests.eval.floors import check_floors, load_floors
-from tests.eval.heldout import RENAMED_HOME, heldout_cases
+from tests.eval.heldout import RENAMED_HOME
 from tests.eval.home import Home
+from tests.eval.layouts import LAYOUTS, heldout_in
 from tests.eval.report import Outcome, RunResult, markdown, summarize
 from tests.eval.scoring import HaCall, Readings, changed_entities, judge
 from tool_schemas.base import Access
@@ -45,11 +47,6 @@ from tool_schemas.catalog import TOOLS
 
 RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
 SENSITIVE = ("lock.", "cover.garage_door", "alarm_control_panel.")
-REFUSE_ALL = {"status": "refused", "path": "model", "speech": "I can't help with that."}
-DO_NOTHING = {"status": "done", "path": "model", "speech": "Okay."}
-"""The two baselines every report carries, judged by the same scorer on each case's own
-readings with nothing changed: a model path that refuses everything, and one that answers
-"done" and does nothing. Both must score 0 on action cases."""
 
 
 def _shown(call: HaCall) -> str:
@@ -154,9 +151,7 @@ class Evaluation:
         outcome.false_claims = judgement.false_claims
         outcome.passed = judgement.passed and not outcome.violations
         outcome.ha_calls = [_shown(call) for call in readings.changes]
-        unchanged = readings.unchanged()
-        for name, answer in (("refuse_all", REFUSE_ALL), ("do_nothing", DO_NOTHING)):
-            outcome.baselines[name] = judge(case, [answer] * len(case.turns), unchanged).passed
+        outcome.baselines = baselines_passed(case, readings.unchanged())
         return outcome
 
     def _check_permissions(
@@ -199,16 +194,23 @@ def plan(args: argparse.Namespace) -> list[tuple[str, int, list[Case]]]:
     only = set(args.only or ())
     dev = load_cases()
     wanted = {DEV, HELDOUT} if args.set == "both" else {args.set}
+    if args.home != "demo" and DEV in wanted:
+        raise SystemExit(
+            f"[eval] --home {args.home} is for the held-out set (the dev set is said in the demo "
+            "home): add --set heldout"
+        )
     runs: list[tuple[str, int, list[Case]]] = []
     if DEV in wanted:
         runs.append((DEV, 1, [c for c in dev if not only or only & {c.category, c.id}]))
     if HELDOUT in wanted:
         heldout = [
             c
-            for c in heldout_cases(dev, every=args.variants == "all")
+            for c in heldout_in(LAYOUTS[args.home], dev, every=args.variants == "all")
             if not only or only & {c.category, c.id, c.id.split("~")[0]}
         ]
         runs += [(HELDOUT, n, heldout) for n in range(1, args.runs + 1)]
+    if args.limit is not None:
+        runs = [(split, n, cases[: args.limit]) for split, n, cases in runs]
     runs = [r for r in runs if r[2]]
     if not runs:
         raise SystemExit(f"[eval] no case is or is in {', '.join(sorted(only))}")
@@ -217,14 +219,15 @@ def plan(args: argparse.Namespace) -> list[tuple[str, int, list[Case]]]:
 
 async def evaluate(args: argparse.Namespace) -> int:
     runs = plan(args)
+    layout = LAYOUTS[args.home]
     model, label = await resolve_model(args.model, stand_in=args.stand_in)
 
     def say(line: str) -> None:
         print(f"[eval] {line}", flush=True)
 
-    say(f"model: {label}")
+    say(f"model: {label}; held-out home: {layout.name}")
     machine = [load_average()]
-    async with DemoStack(model, say) as stack:
+    async with DemoStack(model, say, extra_config=layout.extra_yaml) as stack:
         assert stack.accounts is not None and stack.app is not None
         app = stack.app
         client = AgentClient(stack.broker.host, stack.broker.port, INSTANCE, stack.secret)
@@ -244,9 +247,12 @@ async def evaluate(args: argparse.Namespace) -> int:
             async with ha_client(stack.ha_url, stack.accounts.token) as ha:
                 home = Home(ha, names_seen=names_seen, area_seen=area_seen)
                 await home.start()
+                if layout.name != "demo":  # the held-out set only (plan): arranged once
+                    say(f"arranging the {layout.name}: floors, rooms, names, its own entities")
+                    await home.arrange(layout)
                 evaluation = Evaluation(stack, client, home)
                 for split, number, cases in runs:
-                    renamed = split == HELDOUT
+                    renamed = split == HELDOUT and layout.name == "demo"
                     if renamed:
                         await home.rename(RENAMED_HOME)
                     try:
@@ -266,6 +272,7 @@ async def evaluate(args: argparse.Namespace) -> int:
         model=label,
         duration_s=time.monotonic() - started,
         load=machine,
+        home=layout.name,
     )
     failed = check_floors(report, load_floors())
     report["floors_failed"] = failed
@@ -337,6 +344,16 @@ def main() -> None:
         choices=("one", "all"),
         default="one",
         help="held-out paraphrases per case: one (a stable choice per case) or all three",
+    )
+    parser.add_argument(
+        "--home",
+        choices=tuple(LAYOUTS),
+        default="demo",
+        help="the home the held-out set is said in (tests/eval/layouts.py; default demo: the "
+        "demo home renamed); flat and house take --set heldout",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="only the first N cases of each run (a smoke)"
     )
     parser.add_argument("--name", default=None, help="a suffix for the report's file name")
     args = parser.parse_args()

@@ -56,6 +56,10 @@ CALENDAR_COMMANDS = frozenset({"update_event", "delete_event"})
 """Tools the app carries out with HA's calendar WebSocket commands, not service calls: HA
 fires no `call_service` for them, and their record is the calendar itself."""
 """Services that answer without changing anything (the app's reads)."""
+ROUNDING = 1.01
+"""How far a brightness in percent may be from the one asked (HA keeps 0-255: 60 % reads
+back as 59 or 60). Every other number must be the one asked: "a degree down" from 20 °C is
+19, and 20 (nothing done) is not."""
 SIDEBAR = frozenset({("persistent_notification", "create"), ("notify", "persistent_notification")})
 """The calls that put a notification in HA's sidebar."""
 
@@ -239,7 +243,7 @@ def matches(state: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
         if got != want and not (
             isinstance(want, int | float)
             and isinstance(got, int | float)
-            and abs(got - want) < 1.01
+            and abs(got - want) < (ROUNDING if key == "brightness_pct" else 0.01)
         ):
             problems.append(f"{state['entity_id']}.{key} is {got!r}, expected {want!r}")
     return problems

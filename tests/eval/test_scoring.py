@@ -8,12 +8,13 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tests.eval.baselines import DO_NOTHING, REFUSE_ALL
 from tests.eval.cases import ACTION, ANSWER, HELDOUT, NO_CHANGE, load_cases, parse_case
 from tests.eval.correct_group_delivery import correct
 from tests.eval.floors import check_floors
 from tests.eval.heldout import RENAMED_HOME, heldout_cases, load_paraphrases, variants
 from tests.eval.report import Outcome, RunResult, markdown, summarize
-from tests.eval.run import DO_NOTHING, REFUSE_ALL, result_stem
+from tests.eval.run import result_stem
 from tests.eval.scoring import Event, HaCall, Item, Readings, judge, matches
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -292,6 +293,15 @@ def test_relative_changes_are_checked_by_direction() -> None:
     lamp["attributes"] = {"brightness": 100}
     assert matches(lamp, {"brightness_pct": {"below": 59}}) == []
     assert matches(lamp, {"brightness_pct": {"above": 59}})
+
+
+def test_a_number_asked_for_is_that_number_and_only_a_brightness_rounds() -> None:
+    thermostat = state("climate.kids_room", "heat", temperature=20.0)
+    assert matches(thermostat, {"temperature": 19})  # "a degree down", nothing done
+    thermostat["attributes"] = {"temperature": 19.0}
+    assert matches(thermostat, {"temperature": 19}) == []
+    lamp = state("light.office", "on", brightness=151)  # 60 % as HA keeps it: 59 %
+    assert matches(lamp, {"brightness_pct": 60}) == []
 
 
 def test_neither_baseline_passes_an_action_case() -> None:
