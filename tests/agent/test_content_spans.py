@@ -74,11 +74,14 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
         ("post a notification that the plumber comes at 3", "the plumber comes at 3"),
         ("tell the kids that dinner is ready", "dinner is ready"),
         ("tell the notifier", None),  # no body said: the model's stands
+        ("text the broken phone hi", "hi"),
+        ("tell Min-ji dinner is ready", None),  # not the call's recipient: the model's stands
         ("tell me a joke", None),
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:
-    assert message_body(text) == body
+    names = ("Sam's phone", "Anna", "Daniel's phone", "the kids", "Notifier", "broken phone")
+    assert message_body(text, names) == body
 
 
 async def todo_items(hass: HomeAssistant) -> list[str]:

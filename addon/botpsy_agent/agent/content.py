@@ -39,13 +39,13 @@ _DURATION = re.compile(
     r"(?:hours?|minutes?|mins?)(?:\s+long)?)|,?\s*\ball[ -]day\b"
 )
 _ON_CALENDAR = re.compile(rf"\s*\b(?:to|on|in|into)\s+{_CALENDAR}\b")
-_MESSAGES = (
-    re.compile(r"\b(?:message|text|notification)\s+(?:that says|saying|that)\s*:?\s+(?P<body>.+)$"),
-    re.compile(r"\blet\s+[\w'-]+\s+know\s+(?:that\s+)?(?P<body>.+)$"),
-    re.compile(
-        r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping)\s+"
-        r"(?!me\b|us\b)(?:the\s+[\w'-]+|(?!the\b)[\w'-]+)(?:\s+and\s+[\w'-]+)?\s+(?:that\s+|to\s+)?(?P<body>.+)$"
-    ),
+_SAYING = re.compile(
+    r"\b(?:message|text|notification)\s+(?:that says|saying|that)\s*:?\s+(?P<body>.+)$"
+)
+_TO_SOMEONE = (
+    r"\blet\s+{who}\s+know\s+(?:that\s+)?(?P<body>.+)$",
+    r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping)\s+{who}\s+"
+    r"(?:that\s+|to\s+)?(?P<body>.+)$",
 )
 
 
@@ -81,24 +81,37 @@ def event_title(text: str, now: datetime, language: str) -> str | None:
     return what[0].upper() + what[1:]
 
 
-def message_body(text: str) -> str | None:
-    """ "tell Sam that dinner is ready" -> "dinner is ready"."""
+def message_body(text: str, recipient_names: tuple[str, ...] = ()) -> str | None:
+    """ "tell Sam that dinner is ready" -> "dinner is ready". After "tell"/"text"/"let …
+    know", only where the recipient is said by one of `recipient_names` (or the first word
+    of one: "Sam" of "Sam's phone"): a recipient may be several words ("the broken phone")."""
     folded = " ".join(text.strip().split())
-    for pattern in _MESSAGES:
-        found = pattern.search(folded.lower())  # .lower keeps the positions
-        if found is not None:
-            start, end = found.span("body")
-            body = folded[start:end].strip(" .!?")  # as said, its own capitals kept
-            return body or None
-    return None
+    lowered = folded.lower()  # .lower keeps the positions
+    found = _SAYING.search(lowered)
+    names = {name.lower() for name in recipient_names if name}
+    firsts = (name.lower().split()[0].removesuffix("'s") for name in names)
+    names |= {word for word in firsts if len(word) > 2 and word not in {"the", "my", "our"}}
+    if found is None and names:
+        alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        who = rf"(?:the\s+)?(?:{alternatives})(?:'s)?(?:\s+phone)?"
+        for pattern in _TO_SOMEONE:
+            found = re.search(pattern.format(who=who), lowered)
+            if found is not None:
+                break
+    if found is None:
+        return None
+    start, end = found.span("body")
+    return folded[start:end].strip(" .!?") or None  # as said, its own capitals kept
 
 
-def with_request_content(call: Tool, text: str, now: datetime, language: str) -> Tool:
+def with_request_content(
+    call: Tool, text: str, now: datetime, language: str, recipient_names: tuple[str, ...] = ()
+) -> Tool:
     """The call with the request's own span where the code finds one that differs from the
     model's (a list item that is one of several said stays the model's: one call per item)."""
     if _base(language) != "en":
         return call
-    field, span = _span(call, text, now, language)
+    field, span = _span(call, text, now, language, recipient_names)
     if span is None:
         return call
     arguments = call.model_dump(exclude_none=True, mode="json")
@@ -114,13 +127,15 @@ def with_request_content(call: Tool, text: str, now: datetime, language: str) ->
         return call
 
 
-def _span(call: Tool, text: str, now: datetime, language: str) -> tuple[str, str | None]:
+def _span(
+    call: Tool, text: str, now: datetime, language: str, recipient_names: tuple[str, ...]
+) -> tuple[str, str | None]:
     if isinstance(call, AddTodoItem):
         return "item", list_item(text)
     if isinstance(call, CreateEvent):
         return "summary", event_title(text, now, language)
     if isinstance(call, SendMessage | CreateNotification):
-        return "message", message_body(text)
+        return "message", message_body(text, recipient_names)
     return "", None
 
 

@@ -155,7 +155,9 @@ class CallPipeline:
         calls recognised from the words themselves (the fast path)."""
         request, home, policy, now = job.request, job.home, job.policy, job.now
         if words is not None:  # the request's own content span, where code can read it (D68)
-            call = with_request_content(call, request.text, now, request.language)
+            recipient = home.entities.get(str(getattr(call, "recipient", "")))
+            names = (recipient.name, *recipient.aliases) if recipient is not None else ()
+            call = with_request_content(call, request.text, now, request.language, names)
         arguments = call.model_dump(exclude_none=True, mode="json")
         report = ActionReport(call.name, arguments)
         if isinstance(call, AskUser):
