@@ -747,6 +747,11 @@ CHECK_KEYS = (
     "temperature_down",
     "volume_up",
     "volume_down",
+    "speed_up",
+    "speed_down",
+    "power_up",
+    "power_down",
+    "too_far",
 )
 
 

@@ -76,6 +76,10 @@ async def test_multi_step_recovery_lists_events_before_moving_one(
     ]
     assert "No existing item" in str(response.actions[0].error)  # HA's own words, fed back
     assert "No existing item" in str(tool_results(planner.requests[1])[0])
+    # Said from the finished turn: not the failure the model made good, not the listing
+    # that only prepared the change (issue 26, item 2).
+    assert response.speech.startswith('Updated "Dentist"'), response.speech
+    assert "No existing item" not in response.speech
     listed = await hass.services.async_call(
         "calendar",
         "get_events",
@@ -186,8 +190,10 @@ async def test_refusals_are_honest_and_change_nothing(ha_bridge: HaBridge) -> No
     assert weather.status is Status.REFUSED
     # The model's reason is kept in the report, never spoken: it is the model's text.
     # What is said instead is what the app can do for this user (issue 25, finding 5).
+    # The devices are named by the kinds this user is offered (issue 27).
     assert weather.speech == (
-        "Sorry, I can't help with that. I can control your devices, tell you how things are at "
+        "Sorry, I can't help with that. I can control your lights, switches, fans, heating, "
+        "humidifiers, blinds, media players and vacuum, tell you how things are at "
         "home, pass on messages and keep your lists."
     )
     assert weather.actions[0].arguments["reason"] == "there is no weather service here"

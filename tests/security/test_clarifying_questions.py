@@ -97,6 +97,6 @@ async def test_a_request_no_tool_fits_is_told_what_the_app_can_do_not_asked(
     answer = await agent.handle(ask("what is the capital of France?", admin(ha_bridge)))
 
     assert answer.status is Status.REFUSED, answer
-    assert answer.speech.startswith("Sorry, I can't help with that. I can control your devices")
+    assert answer.speech.startswith("Sorry, I can't help with that. I can control your lights")
     tablet = await agent.handle(ask("book me a flight", Principal.mqtt("kids-tablet")))
     assert "pass on messages" not in tablet.speech  # only what the tablet is offered

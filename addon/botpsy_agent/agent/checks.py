@@ -35,7 +35,7 @@ from botpsy_agent.home.resolve import ResolutionError, resolve_targets
 from tool_schemas.base import MappingContext, Tool
 from tool_schemas.calendar import CheckFreeBusy, CreateEvent, ListEvents, UpdateEvent
 from tool_schemas.catalog import ToolCallError, parse_tool_call
-from tool_schemas.devices import SetClimate, SetLight, SetMedia, Toggle, TurnOff, TurnOn
+from tool_schemas.devices import SetClimate, SetFan, SetLight, SetMedia, Toggle, TurnOff, TurnOn
 from tool_schemas.messaging import AddTodoItem
 
 TOLERANCE = timedelta(minutes=5)
@@ -62,6 +62,8 @@ class CallProblem:
     a step that way fulfils), so the corrected call may run without a question."""
     direction: int = 0
     """For directions: the way the request wants the quantity to move (UP or DOWN)."""
+    step: float | None = None
+    """For sizes: the step the request said ("a degree": 1), for the corrected call."""
 
 
 def check_call(
@@ -73,7 +75,7 @@ def check_call(
     """
     if isinstance(call, CreateEvent | UpdateEvent | AddTodoItem | ListEvents | CheckFreeBusy):
         return _check_times(call, request_text, now, language)
-    if isinstance(call, SetLight | SetClimate | SetMedia | TurnOn | TurnOff | Toggle):
+    if isinstance(call, SetLight | SetClimate | SetMedia | SetFan | TurnOn | TurnOff | Toggle):
         return _check_direction(call, request_text, language, home)
     return None
 
@@ -230,6 +232,9 @@ class Quantity(StrEnum):
     BRIGHTNESS = "brightness"
     TEMPERATURE = "temperature"
     VOLUME = "volume"
+    SPEED = "speed"
+    POWER = "power"
+    """Words like "get it going": the device should run (on), or stop."""
     ANY = "any"
     """Words like "turn up" / "낮춰" / "turunkan": the direction of whatever the call sets."""
 
@@ -312,6 +317,8 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
         **dict.fromkeys(
             (
                 "louder",
+                "barely hear",
+                "hardly hear",
                 "too quiet",
                 "so quiet",
                 "can't hear",
@@ -333,6 +340,28 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "keep it down",
             ),
             (Quantity.VOLUME, DOWN),
+        ),
+        **dict.fromkeys(
+            (
+                "blowing too hard",
+                "too hard",
+                "too strong",
+                "too fast",
+                "too windy",
+                "too much air",
+                "slower",
+                "gentler",
+                "less air",
+            ),
+            (Quantity.SPEED, DOWN),
+        ),
+        **dict.fromkeys(
+            ("faster", "stronger", "more air", "not enough air", "too weak", "harder"),
+            (Quantity.SPEED, UP),
+        ),
+        **dict.fromkeys(
+            ("get it going", "get going", "get it running", "start it up", "fire it up"),
+            (Quantity.POWER, UP),
         ),
         **dict.fromkeys(
             ("turn up", "turn it up", "increase", "raise the", "raise it", "crank up"),
@@ -358,7 +387,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
         **dict.fromkeys(
             ("더워", "덥다", "더운데", "덥네", "시원하게"), (Quantity.TEMPERATURE, DOWN)
         ),
-        **dict.fromkeys(("크게", "안 들려", "작아서"), (Quantity.VOLUME, UP)),
+        **dict.fromkeys(("크게", "안 들려", "작아서", "잘 안 들"), (Quantity.VOLUME, UP)),
+        **dict.fromkeys(("너무 세", "약하게", "천천히"), (Quantity.SPEED, DOWN)),
+        **dict.fromkeys(("세게", "강하게", "빠르게"), (Quantity.SPEED, UP)),
         **dict.fromkeys(("작게", "시끄러", "조용히"), (Quantity.VOLUME, DOWN)),
         **dict.fromkeys(("올려", "높여", "키워"), (Quantity.ANY, UP)),
         **dict.fromkeys(("낮춰", "내려", "줄여"), (Quantity.ANY, DOWN)),
@@ -433,6 +464,11 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             ),
             (Quantity.VOLUME, DOWN),
         ),
+        **dict.fromkeys(
+            ("terlalu kencang anginnya", "terlalu kuat", "lebih lambat", "pelan-pelan"),
+            (Quantity.SPEED, DOWN),
+        ),
+        **dict.fromkeys(("lebih cepat", "lebih kuat"), (Quantity.SPEED, UP)),
         **dict.fromkeys(("naikkan", "besarkan", "tambah"), (Quantity.ANY, UP)),
         **dict.fromkeys(("turunkan", "kurangi"), (Quantity.ANY, DOWN)),
     },
@@ -474,6 +510,7 @@ _TOOL_QUANTITY: Mapping[type[Tool], Quantity] = {
     Toggle: Quantity.BRIGHTNESS,
     SetClimate: Quantity.TEMPERATURE,
     SetMedia: Quantity.VOLUME,
+    SetFan: Quantity.SPEED,
 }
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -487,11 +524,17 @@ AT_TOP, AT_BOTTOM = 2, -2
 def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallProblem | None:
     quantity = _TOOL_QUANTITY[type(call)]
     directions = said_directions(text, language)
-    wanted = directions.get(quantity, directions.get(Quantity.ANY))
-    if wanted is None:
-        return None
+    switching = isinstance(call, TurnOn | TurnOff | Toggle)
+    if switching and Quantity.POWER in directions:
+        # "get it going": on and off are the direction, whatever the device
+        quantity, wanted = Quantity.POWER, directions[Quantity.POWER]
+    else:
+        found = directions.get(quantity, directions.get(Quantity.ANY))
+        if found is None:
+            return None
+        wanted = found
     stated = {float(n.replace(",", ".")) for n in _NUMBER.findall(text)}
-    targets = _targets(call, home)
+    targets = _targets(call, home, every_domain=quantity is Quantity.POWER)
     if targets is None:  # nothing in this home: judge the call by its own values
         wrong = _is_wrong(_moves(call, None, home, stated), wanted)
         names = ", ".join(_named_ids(call))
@@ -499,12 +542,139 @@ def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallPr
         moved_wrong = [t for t in targets if _is_wrong(_moves(call, t, home, stated), wanted)]
         wrong, names = bool(moved_wrong), ", ".join(t.name for t in moved_wrong)
     if not wrong:
-        return None
+        return _check_size(
+            call,
+            text=text,
+            language=language,
+            home=home,
+            quantity=quantity,
+            wanted=wanted,
+            targets=targets,
+        )
     phrase = f"checks.{quantity.value}_{'up' if wanted == UP else 'down'}"
-    settled = not isinstance(call, TurnOn | TurnOff | Toggle)  # those are asked (_turned)
+    settled = not switching  # those are asked (_turned)
     return CallProblem(
         "wrong_direction", phrase, {"targets": names}, settled=settled, direction=wanted
     )
+
+
+SMALL_WORDS: Mapping[str, tuple[str, ...]] = {
+    "en": (
+        "a bit",
+        "a little",
+        "a little bit",
+        "slightly",
+        "a touch",
+        "a notch",
+        "a tad",
+        "a degree",
+        "one degree",
+        "a smidge",
+    ),
+    "ko": ("조금", "약간", "살짝", "1도", "한 단계"),
+    "id": ("sedikit", "agak", "satu derajat", "1 derajat"),
+}
+"""Words that ask for a small change: a call that moves much further is asked about."""
+SMALL_LIMITS: Mapping[Quantity, float] = {
+    Quantity.BRIGHTNESS: 35,
+    Quantity.VOLUME: 25,
+    Quantity.SPEED: 35,
+    Quantity.TEMPERATURE: 3,
+}
+"""The most a "small" change may move each quantity (%, or degrees)."""
+_DEGREES = re.compile(r"(?<!\w)(\d+|a|one|two|three)\s*(?:degrees?|°|도|derajat)")
+_DEGREE_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3}
+_ABSOLUTE = ("brightness_pct", "temperature", "volume_pct", "percentage")
+"""Fields that set a level: one the request said itself is no size to check."""
+
+
+def _check_size(
+    call: Tool,
+    *,
+    text: str,
+    language: str,
+    home: Home,
+    quantity: Quantity,
+    wanted: int,
+    targets: list[Entity] | None,
+) -> CallProblem | None:
+    """A change the right way but much larger than the request said ("down a degree" ->
+    10 °C, "a bit louder" -> full volume): asked about, with the said step ready."""
+    limit, step = _said_size(text, language, quantity)
+    stated = {float(n.replace(",", ".")) for n in _NUMBER.findall(text)}
+    arguments = call.model_dump(exclude_none=True, mode="json")
+    if limit is None or not targets or any(arguments.get(f) in stated for f in _ABSOLUTE):
+        return None
+    far = [t for t in targets if (_amount(call, t, home) or 0) > limit]
+    if not far:
+        return None
+    default = STEPS.get(type(call), ("", (), 0.0))[2]
+    size = step or default
+    unit = " °" if quantity is Quantity.TEMPERATURE else " %"
+    shown = f"{size:g}{unit}"
+    return CallProblem(
+        "too_far",
+        "checks.too_far",
+        {"targets": ", ".join(t.name for t in far), "step": shown},
+        direction=wanted,
+        step=size,
+    )
+
+
+def _said_size(text: str, language: str, quantity: Quantity) -> tuple[float | None, float | None]:
+    """The largest change the words allow, and the step they said (degrees said), or
+    (None, None) when they say no size."""
+    base = language.replace("_", "-").split("-", 1)[0].lower()
+    folded = " ".join(text.casefold().split())
+    if quantity is Quantity.TEMPERATURE:
+        degrees = _DEGREES.search(folded)
+        if degrees is not None:
+            said = degrees.group(1)
+            step = float(_DEGREE_WORDS.get(said, 0) or said)
+            return step + 0.5, step
+    small = SMALL_WORDS.get(base, ())
+    if quantity not in SMALL_LIMITS or not any(_says(folded, w, base) for w in small):
+        return None, None
+    return SMALL_LIMITS[quantity], None
+
+
+def _says(text: str, phrase: str, language: str) -> bool:
+    if language in _WORD_BOUNDED:
+        return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
+    return phrase in text
+
+
+def _amount(call: Tool, target: Entity, home: Home) -> float | None:  # noqa: PLR0911 - a table
+    """How far the call moves the target's quantity (%, or degrees); None when unknown."""
+    state = home.state_of(target.entity_id)
+    attributes = state.attributes if state is not None else {}
+    off = state is not None and state.state == "off"
+    if isinstance(call, SetLight):
+        if call.brightness_step_pct is not None:
+            return abs(call.brightness_step_pct)
+        level = attributes.get("brightness")
+        current = 0.0 if off else float(level) / 2.55 if isinstance(level, int | float) else None
+        return _distance(call.brightness_pct, current)
+    if isinstance(call, SetClimate):
+        if call.temperature_step is not None:
+            return abs(call.temperature_step)
+        return _distance(call.temperature, attributes.get("temperature"))
+    if isinstance(call, SetMedia):
+        if call.volume_step_pct is not None:
+            return abs(call.volume_step_pct)
+        level = attributes.get("volume_level")
+        return _distance(call.volume_pct, level * 100 if isinstance(level, int | float) else None)
+    if isinstance(call, SetFan):
+        if call.percentage_step is not None:
+            return abs(call.percentage_step)
+        return _distance(call.percentage, 0.0 if off else attributes.get("percentage"))
+    return None
+
+
+def _distance(value: float | None, current: object) -> float | None:
+    if value is None or not isinstance(current, int | float):
+        return None
+    return abs(float(value) - float(current))
 
 
 def _is_wrong(moved: int | None, wanted: int) -> bool:
@@ -514,14 +684,14 @@ def _is_wrong(moved: int | None, wanted: int) -> bool:
     return not at_the_end  # already as bright (loud, warm) as it goes: nothing to fault
 
 
-def _targets(call: Tool, home: Home) -> list[Entity] | None:
-    """The entities whose quantity the call changes (only the lights, for on/off/toggle);
-    None when the call names nothing this home has."""
+def _targets(call: Tool, home: Home, *, every_domain: bool = False) -> list[Entity] | None:
+    """The entities whose quantity the call changes (only the lights, for on/off/toggle,
+    unless `every_domain`: whether it runs); None when the call names nothing this home has."""
     try:
         entities = resolve_targets(home, call)
     except ResolutionError:
         return None if not isinstance(call, TurnOn | TurnOff | Toggle) else []
-    if isinstance(call, TurnOn | TurnOff | Toggle):
+    if isinstance(call, TurnOn | TurnOff | Toggle) and not every_domain:
         return [e for e in entities if e.domain == "light"]
     return list(entities)
 
@@ -547,6 +717,8 @@ def _moves(call: Tool, target: Entity | None, home: Home, stated: set[float]) ->
         return _switch_moves(call, state)
     if isinstance(call, SetClimate):
         return _climate_moves(call, state, stated)
+    if isinstance(call, SetFan):
+        return _fan_moves(call, state, stated)
     assert isinstance(call, SetMedia)
     return _media_moves(call, state, stated)
 
@@ -602,6 +774,19 @@ def _media_moves(call: SetMedia, state: EntityState | None, stated: set[float]) 
     return None  # a source change moves no volume
 
 
+def _fan_moves(call: SetFan, state: EntityState | None, stated: set[float]) -> int | None:
+    if call.percentage_step is not None:
+        return _sign(call.percentage_step)
+    if call.percentage is None or float(call.percentage) in stated:
+        return None  # a preset, a direction, a swing: no speed said
+    if state is not None and state.state == "off":
+        return _compare(call.percentage, 0.0, 0, 100)
+    current = state.attributes.get("percentage") if state is not None else None
+    if isinstance(current, int | float):
+        return _compare(call.percentage, float(current), 0, 100)
+    return _against_bounds(call.percentage, 0, 100)
+
+
 def _sign(step: float) -> int:
     return UP if step > 0 else DOWN if step < 0 else STILL
 
@@ -624,6 +809,7 @@ STEPS: dict[type[Tool], tuple[str, tuple[str, ...], float]] = {
     SetLight: ("brightness_step_pct", ("brightness_pct",), 20),
     SetClimate: ("temperature_step", ("temperature", "hvac_mode"), 1.0),
     SetMedia: ("volume_step_pct", ("volume_pct",), 10),
+    SetFan: ("percentage_step", ("percentage",), 20),
 }
 """Per tool: the step field a corrected call uses, the absolute fields it replaces, and the
 step when the model's own was none (HA's own agent steps volume by 10 too)."""
@@ -632,8 +818,8 @@ step when the model's own was none (HA's own agent steps volume by 10 too)."""
 def corrected_call(call: Tool, problem: CallProblem) -> Tool | None:
     """The call with the time the request said, or moving the way it said; None when the
     problem has no single correction (a past time, a date that does not exist)."""
-    if problem.code == "wrong_direction":
-        return _turned(call, problem.direction)
+    if problem.code in {"wrong_direction", "too_far"}:
+        return _turned(call, problem.direction, problem.step)
     if problem.code != "time_mismatch" or problem.expected is None:
         return None
     return _retimed(call, problem.expected)
@@ -665,7 +851,7 @@ def _retimed(call: Tool, expected: datetime | date) -> Tool | None:
     return _reparsed(call.name, arguments)
 
 
-def _turned(call: Tool, wanted: int) -> Tool | None:
+def _turned(call: Tool, wanted: int, size: float | None = None) -> Tool | None:
     """A call that moved the wrong way, moving the way the request said: its own step turned
     round (or the default step) in place of a value on the wrong side. Switching on or off
     is not turned round: an area's "off" turned "on" would start every device there."""
@@ -674,7 +860,7 @@ def _turned(call: Tool, wanted: int) -> Tool | None:
         arguments["mute"] = wanted == DOWN
     elif type(call) in STEPS:
         field, absolute, default = STEPS[type(call)]
-        step = abs(float(arguments.get(field) or 0)) or default
+        step = size or abs(float(arguments.get(field) or 0)) or default
         for key in (field, *absolute):
             arguments.pop(key, None)
         signed = step if wanted == UP else -step

@@ -41,7 +41,12 @@ from botpsy_agent.agent.grounding_words import (
     EVERYWHERE,
     HERE,
     KINDS,
+    MEDIA_FILLERS,
+    MODE_WORD,
+    OBJECTS,
+    PLAY_WORDS,
     QUESTION_STARTS,
+    QUESTION_WORDS,
     REFERRING,
     WHEN,
 )
@@ -72,6 +77,10 @@ class Verdict(StrEnum):
     worth a question to the user; the model is told and may try again."""
     NO_HOME_INTENT = "no_home_intent"
     """The request asks for nothing the home's tools do: refuse, do nothing."""
+    BORROWED = "borrowed"
+    """The call's verb was said of something else, which no tool here does ("pause the
+    kitchen timer" -> pause the vacuum; "play <a title>" -> resume the TV; "party mode on"
+    -> the thermostat's auto mode): refuse with what the app can do, never ask to run it."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +166,8 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
             call.name, request
         )
         return Verdict.GROUNDED if about_home else Verdict.NO_HOME_INTENT
+    if borrows_verb(resolved, request, home):
+        return Verdict.BORROWED
     language = request.word_language
     kind = request.says_any(KINDS[language].get(call.name, ())) or (
         call.name in request.referent_tools and request.says_any(REFERRING.get(language, ()))
@@ -170,6 +181,161 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
     if asks_to_know or not (kind or targets):
         return Verdict.UNRELATED
     return Verdict.ASK
+
+
+def borrows_verb(resolved: ResolvedCall, request: Request, home: Home) -> bool:
+    """Is this action asked for about something else than its targets (issue 27)? Its verb
+    counts only when said of that device: the request names another kind of thing ("the
+    kitchen *timer*") and none of the targets by a name of its own, or names a title to
+    play, or a mode the call does not set and no target is named after."""
+    targets = resolved.targets
+    if resolved.call.access is not Access.CONTROL or not targets:
+        return False
+    language = request.word_language
+    kinds = {d for d, words in OBJECTS.get(language, {}).items() if request.says_any(words)}
+    if (
+        kinds
+        and not any(e.domain in kinds for e in targets)
+        and not any(_own_name_said(e, request, home) for e in targets)
+    ):
+        return True
+    arguments = resolved.call.model_dump(exclude_none=True, mode="json")
+    playing = resolved.call.name == "control_media" and arguments.get("action") == "play"
+    if playing and _names_title(request, home, language):
+        return True
+    mode = _said_mode(request)
+    return mode is not None and not _sets_or_names(mode, arguments, targets)
+
+
+def _own_name_said(entity: Entity, request: Request, home: Home) -> bool:
+    """Said by a name that is its own, not a room's: a speaker called "Kitchen" is not
+    named by "the kitchen timer"."""
+    rooms: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
+    places = {_normalize(name) for place in rooms for name in _place_names(place)}
+    return any(
+        request.says(name) for name in _distinctive(entity, home) if _normalize(name) not in places
+    )
+
+
+def _names_title(request: Request, home: Home, language: str) -> bool:
+    """ "play Bohemian Rhapsody on the living room TV": words after "play" that are no
+    device, place, name or filler word are a title."""
+    if request.spaceless:
+        return False
+    words = request.affirmed.split()
+    plays = [_phrase_words(p) for p in PLAY_WORDS.get(language, ())]
+    start = next(
+        (
+            at + len(play)
+            for at in range(len(words))
+            for play in plays
+            if play and tuple(words[at : at + len(play)]) == play
+        ),
+        None,
+    )
+    if start is None:
+        return False
+    known = set(MEDIA_FILLERS.get(language, ())) | STOPWORDS | _vocabulary(home).forms
+    for table in (DOMAINS[language], OBJECTS.get(language, {})):
+        known |= {w for ws in table.values() for p in ws for w in _phrase_words(p)}
+    for group in (EVERYWHERE, REFERRING, HERE):
+        known |= {w for p in group.get(language, ()) for w in _phrase_words(p)}
+    places: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
+    known |= {w for place in places for name in _place_names(place) for w in _phrase_words(name)}
+    rest = [w for w in words[start:] if _forms(w).isdisjoint(known) and not w.isdigit()]
+    return bool(rest)
+
+
+def _said_mode(request: Request) -> str | None:
+    """The word naming a mode ("party" of "party mode"), None when no mode is named."""
+    word = MODE_WORD.get(request.base_language)
+    if word is None:
+        return None
+    text = request.affirmed
+    if request.spaceless:
+        found = re.search(rf"(\w+?)\s*{re.escape(word)}", text)
+    elif request.base_language == "id":
+        found = re.search(rf"\b{re.escape(word)}\s+(\w+)", text)
+    else:
+        found = re.search(rf"(\w+)\s+{re.escape(word)}\b", text)
+    if found is None or found.group(1) in STOPWORDS or found.group(1) in {"this", "that"}:
+        return None
+    return found.group(1)
+
+
+def _sets_or_names(mode: str, arguments: dict[str, object], targets: Iterable[Entity]) -> bool:
+    """Does the call set this mode ("cooling" mode: hvac_mode cool), or act on something
+    named after it ("night mode", "Movie night" for "movie mode")?"""
+    values = [str(v).casefold() for v in arguments.values() if isinstance(v, str)]
+    if any(v and (mode.startswith(v) or v.startswith(mode)) for v in values):
+        return True
+    return any(
+        mode in _normalize(name).split() or mode in _normalize(name)
+        for entity in targets
+        for name in (entity.name, *entity.aliases)
+    )
+
+
+QUESTION_TOOLS: dict[str, tuple[str, ...]] = {
+    "time": ("create_event", "update_event", "check_free_busy"),
+    "content": ("send_message", "create_notification"),
+    "recipient": ("send_message",),
+    "list": ("add_todo_item", "complete_todo_item", "remove_todo_item"),
+}
+"""The tools a question about each missing part serves (other languages' words)."""
+
+
+def asks_for(request: Request, home: Home, missing: str) -> bool:
+    """May the app ask about `missing` (an `ask_user` call's) for this request? Only when
+    the request asks for something that needs it: a question implies the app can do what
+    was asked (issue 27: "What time do you want …?" for a booking and a payment)."""
+    language = request.word_language
+    words = QUESTION_WORDS.get(language, {}).get(missing)
+    if words is None and missing in QUESTION_TOOLS:
+        kinds = KINDS[language]
+        words = tuple(w for tool in QUESTION_TOOLS[missing] for w in kinds.get(tool, ()))
+    if words is not None:
+        return request.says_any(words)
+    # which device, how much: something of the home's devices must be named or asked for
+    kinds = KINDS[language]
+    device_tools = [t for t in kinds if t not in READ_KINDS and t not in _NOT_DEVICE_TOOLS]
+    if any(request.says_any(kinds[t]) for t in device_tools):
+        return True
+    if any(request.says_any(DOMAINS[language].get(d, ())) for d in _DEVICE_DOMAINS):
+        return True
+    vocabulary = _vocabulary(home)
+    if request.spaceless:
+        return any(request.says(word) for word in vocabulary.words)
+    return not vocabulary.forms.isdisjoint(request.words)
+
+
+_NOT_DEVICE_TOOLS = frozenset(
+    {
+        "create_event",
+        "update_event",
+        "delete_event",
+        "send_message",
+        "create_notification",
+        "add_todo_item",
+        "complete_todo_item",
+        "remove_todo_item",
+        "list_todo_items",
+    }
+)
+_DEVICE_DOMAINS = (
+    "light",
+    "switch",
+    "fan",
+    "cover",
+    "climate",
+    "media_player",
+    "lock",
+    "vacuum",
+    "humidifier",
+    "scene",
+    "script",
+    "timer",
+)
 
 
 def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | None:

@@ -142,7 +142,7 @@ KINDS: WordTable = {
         "check_free_busy": ("free", "busy", "available", "availability"),
         # Verbs only: a calendar noun ("take the family dinner off the calendar") names the
         # calendar, not the adding; the real 1.5B added that sentence as an event.
-        "create_event": ("add", "put", "create", "new", "book in", "schedule", "plan"),
+        "create_event": ("add", "put", "create", "new", "book in", "schedule", "plan", "remind"),
         "update_event": (
             *_CALENDAR_EN,
             "move",
@@ -502,3 +502,127 @@ off the cameras, just the lights" / "… but turn off the lights")."""
 KO_CLAUSE_ENDS = ("고", "서", "면")
 """Korean connective endings that close a clause ("불 켜고 TV 끄지 마": only the TV's
 clause is negated)."""
+
+OBJECTS: WordTable = {
+    "en": {
+        "light": ("light", "lights", "lamp", "bulb"),
+        "switch": ("plug", "socket", "outlet"),
+        "fan": ("fan",),
+        "cover": ("blind", "shade", "curtain", "shutter", "garage", "gate", "window", "door"),
+        "climate": ("thermostat", "heater", "heating", "ac", "air conditioning"),
+        "media_player": ("tv", "telly", "television", "speaker", "radio"),
+        "lock": ("lock", "deadbolt", "door"),
+        "vacuum": ("vacuum", "robot", "hoover"),
+        "humidifier": ("humidifier", "dehumidifier"),
+        "timer": ("timer", "stopwatch", "countdown"),
+    },
+    "ko": {
+        "light": ("조명", "전등", "램프"),
+        "fan": ("선풍기",),
+        "cover": ("블라인드", "커튼", "셔터", "창문"),
+        "climate": ("보일러", "에어컨", "난방기"),
+        "media_player": ("티비", "텔레비전", "스피커"),
+        "vacuum": ("청소기",),
+        "humidifier": ("가습기",),
+        "timer": ("타이머",),
+    },
+    "id": {
+        "light": ("lampu",),
+        "fan": ("kipas",),
+        "cover": ("tirai", "gorden", "kerai", "jendela", "pintu"),
+        "climate": ("termostat", "pemanas", "ac"),
+        "media_player": ("tv", "televisi", "speaker", "radio"),
+        "lock": ("kunci", "pintu"),
+        "vacuum": ("vakum", "robot"),
+        "humidifier": ("pelembap",),
+        "timer": ("timer", "pengatur waktu"),
+    },
+}
+"""Nouns that say which kind of thing a request acts on ("pause the kitchen *timer*"): a
+device call whose targets are of none of the kinds the request names, and none of them named
+by its own name, borrows its verb ("start", "pause") from a request about something else
+(issue 27: timers started the robot vacuum). Nouns only: "switch", "dark", "warm" are also
+verbs and adjectives."""
+
+PLAY_WORDS: Mapping[str, tuple[str, ...]] = {
+    "en": ("play", "put on"),
+    "id": ("putar", "putarkan", "mainkan", "setel"),
+    "ko": (),
+}
+"""Words before a title: "play <a title>" asks for that title, which `control_media` (play,
+pause, next) cannot choose; resuming whatever the player had is not what was asked."""
+
+MEDIA_FILLERS: Mapping[str, tuple[str, ...]] = {
+    "en": (
+        "music",
+        "song",
+        "songs",
+        "something",
+        "some",
+        "again",
+        "please",
+        "now",
+        "back",
+        "playing",
+        "playback",
+        "media",
+        "it",
+        "that",
+        "this",
+        "there",
+        "here",
+        "on",
+        "in",
+        "at",
+        "the",
+        "a",
+        "my",
+        "our",
+        "room",
+        "for",
+        "me",
+        "us",
+        "loud",
+        "louder",
+        "quietly",
+    ),
+    "id": ("musik", "lagu", "lagi", "tolong", "sekarang", "di", "ini", "itu", "yang", "nya"),
+    "ko": (),
+}
+"""Words after "play" that name no title ("play the music in the kitchen again")."""
+
+MODE_WORD: Mapping[str, str] = {"en": "mode", "id": "mode", "ko": "모드"}
+"""A mode named by a word next to this ("party mode", "mode pesta", "파티 모드"): the call
+must set that mode (its own value), or act on something named after it ("night mode")."""
+
+QUESTION_WORDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "en": {
+        "time": (
+            "add",
+            "put",
+            "create",
+            "new",
+            "book in",
+            "schedule",
+            "calendar",
+            "appointment",
+            "meeting",
+            "event",
+            "remind",
+            "reminder",
+            "move",
+            "reschedule",
+            "postpone",
+            "due",
+            "free",
+            "busy",
+        ),
+        "content": ("tell", "message", "text", "send", "notify", "notification", "let", "ping"),
+        "recipient": ("tell", "message", "text", "send", "notify", "let", "ping", "remind"),
+        "list": ("add", "buy", "need", "put", "list", "shopping", "todo", "to-do", "to do"),
+    },
+}
+"""Per language, what the app may ask about (`ask_user`'s `missing`) only when the request says
+one of these: "For when?" promises a booking to "book a table for dinner", and the app
+books nothing (issue 27). Other languages use the word lists of the tools that need it
+(`KINDS`); "target" and "value" need a device, a name or a device action of the home."""

@@ -15,7 +15,9 @@ from typing import Any
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.agent.spoken_time import say_clock, say_when
 from botpsy_agent.fastpath.recognizer import StateQuestion
+from botpsy_agent.ha.executor import Execution
 from botpsy_agent.home.model import Entity, Home
+from botpsy_agent.home.resolve import ResolvedCall
 from botpsy_agent.policy import Confirm, Deny
 from tool_schemas.assist import ClockQuestion
 from tool_schemas.base import Tool
@@ -27,6 +29,7 @@ from tool_schemas.queries import QUERY_TOOLS
 
 MAX_ITEMS_SPOKEN = 8
 MAX_CANDIDATES_SPOKEN = 4
+MAX_KINDS_SPOKEN = 9
 ABILITIES: tuple[tuple[str, frozenset[str]], ...] = (
     ("devices", frozenset(t.name for t in DEVICE_TOOLS)),
     ("states", frozenset(t.name for t in QUERY_TOOLS)),
@@ -114,16 +117,55 @@ class Replies:
             )
         return self.phrases.say(language, key)
 
-    def no_tool_fits(self, language: str, tools: Iterable[str]) -> str:
-        """ "Sorry, I can't help with that. I can …": what this user's tools do."""
-        offered = set(tools)
-        keys = dict.fromkeys(key for key, names in ABILITIES if names & offered)
+    def no_tool_fits(
+        self, language: str, tools: Iterable[str], home: Home, offered: Iterable[str] = ()
+    ) -> str:
+        """ "Sorry, I can't help with that. I can control your lights and fans, … and keep
+        your lists": what this user's tools do, the devices named by the kinds offered to
+        them (`offered`: their entity ids). Built by the app alone, so it promises nothing
+        the app cannot do (issue 27)."""
+        names = set(tools)
+        keys = dict.fromkeys(key for key, tool_names in ABILITIES if tool_names & names)
         if not keys:
             return self.phrases.say(language, "refused.no_tool_fits_nothing")
-        abilities = [self.phrases.say(language, f"abilities.{key}") for key in keys]
+        kinds = self._device_kinds(language, home, offered)
+        abilities = [
+            self.phrases.say(language, "abilities.devices_named", devices=kinds)
+            if key == "devices" and kinds
+            else self.phrases.say(language, f"abilities.{key}")
+            for key in keys
+        ]
         return self.phrases.say(
             language, "refused.no_tool_fits", abilities=self.phrases.join(language, abilities)
         )
+
+    def _device_kinds(self, language: str, home: Home, offered: Iterable[str]) -> str:
+        """ "your lights, fans and blinds": the kinds of device offered, in the phrasebook's
+        order, each once; those it has no word for are left out."""
+        domains = {home.entities[e].domain for e in offered if e in home.entities}
+        words = self.phrases.catalog_keys(language, "abilities.kinds")
+        kinds = [self.phrases.say(language, f"abilities.kinds.{d}") for d in words if d in domains]
+        return self.phrases.join(language, kinds[:MAX_KINDS_SPOKEN])
+
+    def executed(
+        self,
+        language: str,
+        resolved: ResolvedCall,
+        execution: Execution,
+        home: Home,
+        now: datetime,
+    ) -> str:
+        """What an executed call did or read, from HA's answer."""
+        call = resolved.call
+        if call.name in {"get_state", "list_entities"}:
+            states = [s for o in execution.outcomes for s in o.states]
+            return self.states(language, home, states, names_only=call.name == "list_entities")
+        response = next((o.response for o in execution.outcomes if o.response is not None), None)
+        if call.name in {"list_events", "check_free_busy"}:
+            return self.events(language, response, free_busy=call.name == "check_free_busy")
+        if call.name == "list_todo_items":
+            return self.todo(language, response)
+        return self.done(language, call, resolved.targets, home, now)
 
     def states(self, language: str, home: Home, states: Iterable[Any], *, names_only: bool) -> str:
         items = []

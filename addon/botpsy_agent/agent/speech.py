@@ -80,6 +80,12 @@ class Phrasebook:
             self._lookup(_base(language), key) or self._lookup(DEFAULT_LANGUAGE, key)
         ) is not None
 
+    def catalog_keys(self, language: str, key: str) -> list[str]:
+        """The keys under dotted `key`, in the catalogue's order (English where the language
+        has none there)."""
+        node = self._lookup(_base(language), key) or self._lookup(DEFAULT_LANGUAGE, key)
+        return [str(k) for k in node] if isinstance(node, Mapping) else []
+
     def join(self, language: str, items: list[str]) -> str:
         """ "a, b and c" in the language's own word for "and"."""
         if len(items) <= 1:

@@ -1,0 +1,155 @@
+"""Content spans by code: what a list item, an event title or a message says, from the words.
+
+A small model copies content badly: an event became titled with the whole tail of the
+sentence (who, which calendar, the day and the time), a list item became a question (issue
+27). Where the request's shape says plainly where the content is ("add oat milk to the
+shopping list", "remind me on Friday at 3 to call the dentist", "tell Sam that dinner is
+ready"), the code reads that span, and the span wins over the model's when they differ
+(docs/decisions.md, D68): the model still chooses the tool, the list, the calendar and the
+recipient. Where the shape is not plain (other wordings, languages without patterns here),
+the model's content stands, checked as before. Pure; English patterns.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+import re
+
+from botpsy_agent.agent.spoken_time import find_spoken_times
+from tool_schemas.base import Tool
+from tool_schemas.calendar import CreateEvent
+from tool_schemas.catalog import ToolCallError, parse_tool_call
+from tool_schemas.messaging import AddTodoItem, CreateNotification, SendMessage
+
+_POINTING = frozenset({"it", "them", "that", "this", "those", "these", "both", "all", "everything"})
+_ARTICLES = re.compile(r"^(?:some|a|an|the|more)\s+")
+_CALENDAR = r"(?:the|my|our)\s+(?:[\w'-]+\s+)?calendar"
+
+_ITEM = re.compile(
+    r"\b(?:add|put|note|note down|remember|write down|stick)\s+(?P<item>.+?)\s+"
+    r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
+)
+_REMINDER = re.compile(r"\bremind\s+(?:me|us)\b(?P<rest>.*?)\bto\s+(?P<what>.+)$")
+_EVENT = re.compile(
+    r"\b(?:add|put|schedule|book in|plan|create)\s+(?P<what>.+?)"
+    rf"(?:\s+(?:to|on|in|into)\s+{_CALENDAR}\b(?P<tail>.*))?$"
+)
+_DURATION = re.compile(
+    r"(?:,?\s*\bfor\s+)?(?:,?\s*\b(?:an?|one|two|three|half an?|\d+(?:\.\d+)?)\s+"
+    r"(?:hours?|minutes?|mins?)(?:\s+long)?)|,?\s*\ball[ -]day\b"
+)
+_ON_CALENDAR = re.compile(rf"\s*\b(?:to|on|in|into)\s+{_CALENDAR}\b")
+_SAYING = re.compile(
+    r"\b(?:message|text|notification)\s+(?:that says|saying|that)\s*:?\s+(?P<body>.+)$"
+)
+_TO_SOMEONE = (
+    r"\blet\s+{who}\s+know\s+(?:that\s+)?(?P<body>.+)$",
+    r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping)\s+{who}\s+"
+    r"(?:that\s+|to\s+)?(?P<body>.+)$",
+)
+
+
+def list_item(text: str) -> str | None:
+    """ "add oat milk to the shopping list" -> "oat milk"; None where the words point back
+    ("put them on the list") or have no such shape."""
+    found = _ITEM.search(_folded(text))
+    if found is None:
+        return None
+    item = _ARTICLES.sub("", found.group("item").strip(" ,.")).strip()
+    if not item or set(item.split()) & _POINTING:
+        return None
+    return item
+
+
+def event_title(text: str, now: datetime, language: str) -> str | None:
+    """ "remind me on Friday at 3 to call the dentist" -> "call the dentist"; "add swimming
+    to the family calendar on Saturday at 10" -> "swimming": what happens, without who,
+    which calendar, the day, the time or how long."""
+    folded = _folded(text)
+    reminder = _REMINDER.search(folded)
+    found = reminder or _EVENT.search(folded)
+    if found is None:
+        return None
+    what = found.group("what")
+    for spoken in find_spoken_times(what, now, language):
+        what = what.replace(spoken.said.casefold(), " ")
+    what = _DURATION.sub(" ", what)
+    what = _ON_CALENDAR.sub(" ", what)
+    what = _ARTICLES.sub("", " ".join(what.replace(" ,", ",").split()).strip(" ,."))
+    if not what or set(what.split()) <= _POINTING:
+        return None
+    return what[0].upper() + what[1:]
+
+
+def message_body(text: str, recipient_names: tuple[str, ...] = ()) -> str | None:
+    """ "tell Sam that dinner is ready" -> "dinner is ready". After "tell"/"text"/"let …
+    know", only where the recipient is said by one of `recipient_names` (or the first word
+    of one: "Sam" of "Sam's phone"): a recipient may be several words ("the broken phone")."""
+    folded = " ".join(text.strip().split())
+    lowered = folded.lower()  # .lower keeps the positions
+    found = _SAYING.search(lowered)
+    names = {name.lower() for name in recipient_names if name}
+    firsts = (name.lower().split()[0].removesuffix("'s") for name in names)
+    names |= {word for word in firsts if len(word) > 2 and word not in {"the", "my", "our"}}
+    if found is None and names:
+        alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        who = rf"(?:the\s+)?(?:{alternatives})(?:'s)?(?:\s+phone)?"
+        for pattern in _TO_SOMEONE:
+            found = re.search(pattern.format(who=who), lowered)
+            if found is not None:
+                break
+    if found is None:
+        return None
+    start, end = found.span("body")
+    return folded[start:end].strip(" .!?") or None  # as said, its own capitals kept
+
+
+def with_request_content(
+    call: Tool, text: str, now: datetime, language: str, recipient_names: tuple[str, ...] = ()
+) -> Tool:
+    """The call with the request's own span where the code finds one that differs from the
+    model's (a list item that is one of several said stays the model's: one call per item)."""
+    if _base(language) != "en":
+        return call
+    field, span = _span(call, text, now, language, recipient_names)
+    if span is None:
+        return call
+    arguments = call.model_dump(exclude_none=True, mode="json")
+    said = _plain(str(arguments.get(field, "")))
+    if said == _plain(span):
+        return call
+    if isinstance(call, AddTodoItem) and said in {_plain(p) for p in _parts(span)}:
+        return call
+    arguments[field] = span
+    try:
+        return parse_tool_call(call.name, arguments)
+    except ToolCallError:
+        return call
+
+
+def _span(
+    call: Tool, text: str, now: datetime, language: str, recipient_names: tuple[str, ...]
+) -> tuple[str, str | None]:
+    if isinstance(call, AddTodoItem):
+        return "item", list_item(text)
+    if isinstance(call, CreateEvent):
+        return "summary", event_title(text, now, language)
+    if isinstance(call, SendMessage | CreateNotification):
+        return "message", message_body(text, recipient_names)
+    return "", None
+
+
+def _parts(span: str) -> list[str]:
+    return [p for p in re.split(r",\s*|\s+and\s+", span) if p]
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s'-]", " ", text.casefold()).split())
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().replace("\u2019", "'").split())
+
+
+def _base(language: str) -> str:
+    return language.replace("_", "-").split("-", 1)[0].lower()

@@ -1,0 +1,426 @@
+"""The call pipeline: one typed call -> resolve -> authorize -> grounding and checks -> execute.
+
+Every call, from whichever path, goes through `CallPipeline.carry_out`: pydantic validation
+(already done when it is a `Tool`), target resolution within the principal's scope,
+`authorize`, for the model's calls the grounding check (was it asked for?) and the call
+checks, and only then the executor. A `Confirm` decision, or an ungrounded action, parks
+exactly that resolved call until the same principal says yes in the same conversation in
+time. Each step ends in a typed outcome (`agent/turn.py`); nothing here is said: the turn's
+answer is said once, from the finished turn (`agent/answer.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+import time
+from typing import Protocol
+
+from botpsy_agent.agent import grounding
+from botpsy_agent.agent.checks import CallProblem, check_call, corrected_call
+from botpsy_agent.agent.content import with_request_content
+from botpsy_agent.agent.conversation import Conversation, ConversationStore, PendingConfirmation
+from botpsy_agent.agent.protocol import (
+    ActionReport,
+    AgentRequest,
+    Decision,
+    ErrorInfo,
+    Outcome,
+    Status,
+)
+from botpsy_agent.agent.replies import Replies
+from botpsy_agent.agent.turn import (
+    BORROWED_VERB,
+    NOT_ASKED,
+    OUTSIDE_GRAMMAR,
+    AskedToCheck,
+    AskedToClarify,
+    AskedToConfirm,
+    Executed,
+    Failed,
+    Failure,
+    HandedOff,
+    NothingFits,
+    Planned,
+    Refused,
+    Step,
+    ToldTime,
+    Turn,
+)
+from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, call_digest
+from botpsy_agent.home.model import Entity, Home
+from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
+from botpsy_agent.llm.planning import Offer, RejectedCall
+from botpsy_agent.policy import (
+    Allow,
+    Confirm,
+    Deny,
+    Policy,
+    authorize,
+    may_read,
+    readable_result,
+    usable_filter,
+)
+from tool_schemas.actions import describe
+from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
+from tool_schemas.base import Access, MappingContext, Tool
+from tool_schemas.catalog import ToolCallError
+from tool_schemas.conversation import AskUser
+
+
+class ActionRunner(Protocol):
+    async def execute(self, key: ExecutionKey, resolved: ResolvedCall) -> Execution: ...
+
+
+@dataclass
+class Job:
+    """Everything one request is decided against: one home, one policy, one moment."""
+
+    request: AgentRequest
+    conversation: Conversation
+    home: Home
+    policy: Policy
+    now: datetime
+    turn: Turn
+    offer: Offer | None = None
+    """What the model was offered (the model path): what a question may name, and what the
+    app says it can do when no tool fits."""
+
+    @property
+    def language(self) -> str:
+        return self.request.language
+
+    def readable(self, entity_id: str) -> bool:
+        """Whether the requester may see `entity_id` in a result (issue 18, finding 9)."""
+        entity = self.home.entities.get(entity_id) or Entity(entity_id, entity_id)
+        return may_read(self.policy, self.request.principal, entity, self.now)
+
+    def words(self) -> grounding.Request:
+        """The request's words and this conversation's referents, for grounding."""
+        request = self.request
+        return grounding.Request(
+            request.text,
+            request.language,
+            frozenset(self.conversation.last_targets),
+            frozenset(self.conversation.last_tools),
+            request.area_id,
+        )
+
+
+ENDS_TURN = frozenset({Status.NEEDS_CONFIRMATION, Status.NEEDS_CLARIFICATION, Status.REFUSED})
+
+
+class CallPipeline:
+    """Decides and runs one call at a time for a job."""
+
+    def __init__(
+        self,
+        executor: ActionRunner,
+        replies: Replies,
+        conversations: ConversationStore,
+        confirm_ttl_s: float,
+    ) -> None:
+        self._executor = executor
+        self._replies = replies
+        self._conversations = conversations
+        self._confirm_ttl_s = confirm_ttl_s
+
+    def invalid(self, name: str, arguments: dict[str, object], err: ToolCallError) -> Step:
+        """A model call that did not parse (or contradicted another): told, never run."""
+        report = ActionReport(
+            name,
+            dict(arguments),
+            decision=Decision.NONE,
+            outcome=Outcome.FAILED,
+            error=ErrorInfo(err.code, err.message),
+        )
+        return Step(
+            report,
+            Status.ERROR,
+            Failed(Failure.INVALID_CALL, name),
+            {"error": {"code": err.code, "message": err.message}},
+        )
+
+    def rejected(self, rejected: RejectedCall) -> Step:
+        """A call outside the grammar (a fake or intercepted model server): never run."""
+        report = ActionReport(
+            rejected.call.name,
+            dict(rejected.call.arguments),
+            decision=Decision.NONE,
+            outcome=Outcome.FAILED,
+            error=ErrorInfo(OUTSIDE_GRAMMAR, rejected.reason),
+        )
+        failed = Failed(Failure.INVALID_CALL, rejected.call.name)
+        return Step(report, Status.ERROR, failed, {"error": {"code": OUTSIDE_GRAMMAR}})
+
+    async def carry_out(self, call: Tool, job: Job, words: grounding.Request | None = None) -> Step:
+        """`words`: check that the request asked for this call (the model's calls); None for
+        calls recognised from the words themselves (the fast path)."""
+        request, home, policy, now = job.request, job.home, job.policy, job.now
+        if words is not None:  # the request's own content span, where code can read it (D68)
+            recipient = home.entities.get(str(getattr(call, "recipient", "")))
+            names = (recipient.name, *recipient.aliases) if recipient is not None else ()
+            call = with_request_content(call, request.text, now, request.language, names)
+        arguments = call.model_dump(exclude_none=True, mode="json")
+        report = ActionReport(call.name, arguments)
+        if isinstance(call, AskUser):
+            return self._ask(report, call, job, words)
+        if call.name == "no_tool_fits":
+            return self.no_tool_fits(report, job, str(arguments["reason"]))
+
+        try:
+            resolved = resolve_call(
+                home, call, MappingContext(now), usable_filter(policy, request.principal, call, now)
+            )
+        except ResolutionError as err:
+            report.decision, report.outcome = Decision.NONE, Outcome.FAILED
+            report.error = ErrorInfo(err.code, err.message)
+            return Step(
+                report,
+                Status.ERROR,
+                Failed(Failure.UNKNOWN_TARGET, call.name),
+                {"error": {"code": err.code, "message": err.message}},
+            )
+        report.entity_ids = list(resolved.entity_ids)
+        report.service_calls = [describe(a) for a in resolved.actions]
+        return await self.decide(report, resolved, job, words)
+
+    async def decide(
+        self,
+        report: ActionReport,
+        resolved: ResolvedCall,
+        job: Job,
+        words: grounding.Request | None,
+    ) -> Step:
+        """Authorise, check grounding, then execute, ask, or refuse."""
+        request, home, call = job.request, job.home, resolved.call
+        decision = authorize(job.policy, request.principal, resolved, job.now)
+        report.rule = decision.rule
+        if isinstance(decision, Deny):
+            return self.refused(report, decision, resolved.entity_ids)
+        verdict = grounding.Verdict.GROUNDED
+        if words is not None:
+            verdict = grounding.check(resolved, words, home)
+        if (unasked := self._unasked(report, resolved, verdict, job)) is not None:
+            return unasked
+        if verdict is grounding.Verdict.ASK and isinstance(decision, Allow):
+            # Allowed, but not asked for: ask first, naming exactly what would be done.
+            decision = Confirm("ungrounded." + call.name, "grounding", resolved.entity_ids)
+        elif words is not None and (
+            problem := check_call(call, request.text, job.now, job.language, home)
+        ):
+            return await self._checked(report, resolved, problem, job)
+        if isinstance(decision, Allow):
+            return await self.execute(report, resolved, job)
+        return self._park(report, resolved, decision, job)
+
+    def _unasked(
+        self, report: ActionReport, resolved: ResolvedCall, verdict: grounding.Verdict, job: Job
+    ) -> Step | None:
+        """The step for a call the request did not ask for; None when it did, or half did
+        (then the call is asked about)."""
+        match verdict:
+            case grounding.Verdict.NO_HOME_INTENT:
+                report.error = ErrorInfo(NOT_ASKED, "the request asks for nothing of the kind")
+                return self.no_tool_fits(report, job, "not asked for")
+            case grounding.Verdict.BORROWED:
+                report.error = ErrorInfo(BORROWED_VERB, "the request asks this of something else")
+                return self.no_tool_fits(report, job, "asked of something no tool here does")
+            case grounding.Verdict.UNRELATED:
+                # Not worth a question ("cancel the piano lesson" -> close the blinds): the
+                # model is told the call does not fit the request and may choose again.
+                report.decision, report.outcome = Decision.NONE, Outcome.FAILED
+                report.error = ErrorInfo(NOT_ASKED, "the request did not ask for this")
+                failed = Failed(Failure.NOT_ASKED, resolved.call.name, resolved.entity_ids)
+                return Step(report, Status.ERROR, failed, {"error": {"code": NOT_ASKED}})
+        return None
+
+    @staticmethod
+    def refused(report: ActionReport, decision: Deny, targets: tuple[str, ...]) -> Step:
+        # The service calls were computed from the entity's state: a refusal shows none.
+        report.decision, report.outcome = Decision.DENY, Outcome.REFUSED
+        report.service_calls = []
+        report.error = ErrorInfo(decision.reason.value, decision.message)
+        return Step(
+            report,
+            Status.REFUSED,
+            Refused(decision),
+            {"refused": decision.reason.value},
+            targets=targets,
+        )
+
+    async def _checked(
+        self, report: ActionReport, resolved: ResolvedCall, problem: CallProblem, job: Job
+    ) -> Step:
+        """A model call that disagrees with a time or direction the request fixed: never run
+        as proposed. A time has one correction, which a read runs, and an action too when
+        the request said that one time; otherwise it is asked about, as is anything else."""
+        request, home, language = job.request, job.home, job.language
+        values = {"targets": self._replies.names(language, home, resolved.entity_ids)}
+        values |= dict(problem.values)
+        asked = AskedToCheck(problem.phrase, values)
+        report.error = ErrorInfo(
+            problem.code, self._replies.phrases.say(language, problem.phrase, **values)
+        )
+        corrected = corrected_call(resolved.call, problem)
+        fixed: ResolvedCall | None = None
+        if corrected is not None:
+            usable = usable_filter(job.policy, request.principal, corrected, job.now)
+            try:
+                fixed = resolve_call(home, corrected, MappingContext(job.now), usable)
+            except ResolutionError:
+                fixed = None
+        if fixed is None:
+            report.decision, report.outcome = Decision.NONE, Outcome.PLANNED
+            return Step(report, Status.NEEDS_CLARIFICATION, asked, {"asked": report.error.message})
+        decision = authorize(job.policy, request.principal, fixed, job.now)
+        fixed_report = ActionReport(
+            fixed.call.name,
+            fixed.call.model_dump(exclude_none=True, mode="json"),
+            entity_ids=list(fixed.entity_ids),
+            service_calls=[describe(a) for a in fixed.actions],
+            rule=decision.rule,
+        )
+        if isinstance(decision, Allow) and (fixed.call.access is Access.READ or problem.settled):
+            return await self.execute(fixed_report, fixed, job)
+        if isinstance(decision, Deny):
+            return await self.decide(fixed_report, fixed, job, None)
+        confirm = Confirm(problem.phrase, "checks", fixed.entity_ids)
+        return self._park(fixed_report, fixed, confirm, job, asked=asked)
+
+    def _park(
+        self,
+        report: ActionReport,
+        resolved: ResolvedCall,
+        decision: Confirm,
+        job: Job,
+        *,
+        asked: AskedToCheck | None = None,
+    ) -> Step:
+        """Keep exactly this call until its principal says yes; ask the question."""
+        request = job.request
+        report.decision, report.outcome = Decision.CONFIRM, Outcome.PENDING_CONFIRMATION
+        report.rule = decision.rule
+        if not request.dry_run:
+            job.conversation.pending = PendingConfirmation(
+                resolved,
+                decision.question,
+                decision.rule,
+                request.principal.key,
+                request.id,
+                self._conversations.now() + self._confirm_ttl_s,
+            )
+        return Step(
+            report,
+            Status.NEEDS_CONFIRMATION,
+            asked or AskedToConfirm(decision, resolved.call),
+            {"needs_confirmation": True},
+            targets=resolved.entity_ids,
+        )
+
+    def _ask(
+        self, report: ActionReport, call: AskUser, job: Job, words: grounding.Request | None
+    ) -> Step:
+        """The app's question for what the model says is missing (issue 25, finding 5: the
+        model's own question was spoken, so planted text could ask for the alarm PIN). A
+        request that asks nothing of the home, or nothing that needs what is missing, is
+        told what the app can do, not asked (issue 27)."""
+        if words is not None and not (
+            grounding.has_home_intent(words, job.home)
+            and grounding.asks_for(words, job.home, call.missing)
+        ):
+            # Also a question the request gives no reason for ("For when?" to a booking,
+            # or repeated from an earlier turn): it would promise what the app cannot do.
+            return self.no_tool_fits(report, job, "nothing the app does asked")
+        report.outcome = Outcome.PLANNED
+        may_name = job.offer.entity_ids if job.offer is not None else frozenset()
+        return Step(
+            report,
+            Status.NEEDS_CLARIFICATION,
+            AskedToClarify(call, frozenset(may_name)),
+            {"asked": call.missing},
+        )
+
+    @staticmethod
+    def no_tool_fits(report: ActionReport, job: Job, reason: str) -> Step:
+        # The reason is the model's text: kept in the report, never spoken (it could claim
+        # something happened). What is said is what the app can do for this user.
+        report.outcome, report.decision = Outcome.REFUSED, Decision.NONE
+        offer = job.offer
+        tools = offer.tool_names if offer is not None else ()
+        offered = frozenset(offer.entity_ids) if offer is not None else frozenset()
+        return Step(report, Status.REFUSED, NothingFits(tuple(tools), offered), {"refused": reason})
+
+    async def execute(
+        self, report: ActionReport, resolved: ResolvedCall, job: Job, sequence: str | None = None
+    ) -> Step:
+        request, turn, call = job.request, job.turn, resolved.call
+        report.decision = Decision.ALLOW
+        is_read = call.access is Access.READ
+        if isinstance(call, ASSIST_TOOLS):
+            return self._assist(report, resolved, job)
+        if request.dry_run:
+            report.outcome = Outcome.PLANNED
+            return Step(
+                report,
+                Status.DONE,
+                Planned(resolved),
+                {"planned": True},
+                is_read,
+                resolved.entity_ids,
+            )
+        started = time.monotonic()
+        digest = call_digest(resolved)
+        number = sequence or f"{turn.executions[digest]}"
+        turn.executions[digest] += 1
+        key = ExecutionKey(request.principal.key, request.id, number)
+        execution = await self._executor.execute(key, resolved)
+        turn.timings.ha_ms += (time.monotonic() - started) * 1000
+        report.result = readable_result(execution.to_json(), job.readable)
+        if execution.status is not ActionStatus.DONE:
+            error = execution.error or ErrorInfo("outcome_unknown", "HA did not answer in time")
+            report.outcome, report.error = Outcome.FAILED, error
+            return Step(
+                report,
+                Status.ERROR,
+                Failed(Failure.HA, call.name, resolved.entity_ids, error.message),
+                {"error": {"code": error.code, "message": error.message}},
+                is_read,
+                resolved.entity_ids,
+            )
+        report.outcome = Outcome.EXECUTED
+        return Step(
+            report,
+            Status.DONE,
+            Executed(resolved, execution),
+            {"result": report.result},
+            is_read,
+            resolved.entity_ids,
+        )
+
+    @staticmethod
+    def _assist(report: ActionReport, resolved: ResolvedCall, job: Job) -> Step:
+        """HA's own intents: the time and date are said by the app; a timer or a broadcast is
+        handed to HA's Assist for the voice device that heard it (the integration runs HA's
+        intent handler for that device), and plainly refused where there is none (plain MQTT)."""
+        call, is_read = resolved.call, resolved.call.access is Access.READ
+        if isinstance(call, CurrentTime):
+            report.outcome, report.result = Outcome.EXECUTED, {"now": job.now.isoformat()}
+            return Step(
+                report, Status.DONE, ToldTime(call.what), {"result": report.result}, is_read
+            )
+        if job.request.dry_run:
+            report.outcome = Outcome.PLANNED
+            return Step(report, Status.DONE, Planned(resolved), {"planned": True}, is_read)
+        if job.request.device_id is None:
+            report.outcome = Outcome.FAILED
+            report.error = ErrorInfo("needs_voice_device", "timers need a voice device")
+            return Step(
+                report,
+                Status.ERROR,
+                Failed(Failure.NEEDS_VOICE_DEVICE, call.name),
+                {"error": {"code": "needs_voice_device"}},
+            )
+        report.outcome = Outcome.HANDED_OFF
+        job.turn.handoff = describe(resolved.actions[0])
+        return Step(report, Status.DONE, HandedOff(), {"handed_off": True}, is_read)

@@ -1,0 +1,175 @@
+"""Content spans by code (issue 27; agent/content.py, D68): list items, event titles and
+message bodies are the meaningful span of the request, and the code's span wins over the
+model's where they differ. The pure readings first, then the real agent on the HA test home
+with a scripted planner making the real models' mistakes."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from homeassistant.core import HomeAssistant
+from homeassistant.util import dt as dt_util
+import pytest
+
+from botpsy_agent.agent.content import (
+    event_title,
+    list_item,
+    message_body,
+    with_request_content,
+)
+from botpsy_agent.agent.protocol import Status
+from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import PlanRequest
+from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
+from tests.ha_bridge import HaBridge
+from tool_schemas.catalog import parse_tool_call
+
+NOW = datetime(2026, 12, 1, 10, 17, tzinfo=ZoneInfo("Asia/Seoul"))
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("add oat milk to the shopping list", "oat milk"),
+        ("add milk to my shopping list", "milk"),
+        ("put some butter on the shopping list", "butter"),
+        ("can you remember crisps on the shopping list for me", "crisps"),
+        ("we're out of coffee beans, put them on the list", None),  # points back: the model's
+        ("we need eggs and flour, can you note that on the shopping list", None),
+        ("we need eggs", None),
+    ],
+)
+def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str | None) -> None:
+    assert list_item(text) == item
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("remind me on Friday at 3 to call the dentist", "Call the dentist"),
+        ("remind me to call the dentist on Friday at 3 on the family calendar", "Call the dentist"),
+        ("add swimming to the family calendar on Saturday at 10 for an hour", "Swimming"),
+        ("put grandma's birthday on the calendar on Friday, all day", "Grandma's birthday"),
+        ("add a haircut appointment tomorrow at 11 am", "Haircut appointment"),
+        ("schedule a vet visit in 3 days at 9:30, half an hour", "Vet visit"),
+        ("what's on the calendar tomorrow", None),
+    ],
+)
+def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
+    text: str, title: str | None
+) -> None:
+    assert event_title(text, NOW, "en") == title
+
+
+@pytest.mark.parametrize(
+    ("text", "body"),
+    [
+        ("tell Sam that dinner is ready", "dinner is ready"),
+        ("tell Anna dinner is ready", "dinner is ready"),
+        ("tell Daniel that Min-ji's dinner is ready", "Min-ji's dinner is ready"),
+        ("send Sam a message that we leave in ten minutes", "we leave in ten minutes"),
+        ("let Sam know that grandma is coming at six", "grandma is coming at six"),
+        ("text Anna to pick up bread on the way home", "pick up bread on the way home"),
+        ("post a notification that the plumber comes at 3", "the plumber comes at 3"),
+        ("tell the kids that dinner is ready", "dinner is ready"),
+        ("tell the notifier", None),  # no body said: the model's stands
+        ("text the broken phone hi", "hi"),
+        ("tell Min-ji dinner is ready", None),  # not the call's recipient: the model's stands
+        ("tell me a joke", None),
+    ],
+)
+def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:
+    names = ("Sam's phone", "Anna", "Daniel's phone", "the kids", "Notifier", "broken phone")
+    assert message_body(text, names) == body
+
+
+async def todo_items(hass: HomeAssistant) -> list[str]:
+    listed = await hass.services.async_call(
+        "todo",
+        "get_items",
+        {"entity_id": "todo.shopping_list"},
+        blocking=True,
+        return_response=True,
+    )
+    return [i["summary"] for i in listed["todo.shopping_list"]["items"]]  # type: ignore[index]
+
+
+async def test_the_list_gets_the_item_said_not_the_models_question(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [call("add_todo_item", list_id="todo.shopping_list", item="Is oat milk left?")]
+        return "Done."
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    answer = await agent.handle(ask("add oat milk to the shopping list", admin(ha_bridge)))
+
+    assert answer.status is Status.DONE, answer
+    assert "oat milk" in await todo_items(hass)
+    assert "Is oat milk left?" not in await todo_items(hass)
+    assert answer.speech == "Added oat milk to Shopping list.", answer.speech
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "kept"),
+    [
+        # one call per item: an item that is one of several said stays the model's
+        ("add butter and cheese to the shopping list", "Butter", "Butter"),
+        ("add oat milk to the shopping list", "Oat milk", "Oat milk"),
+        ("add oat milk to the shopping list", "Is oat milk left?", "oat milk"),
+        ("add oat milk to the shopping list", "milk", "oat milk"),
+    ],
+)
+def test_the_codes_item_wins_unless_the_model_wrote_one_of_the_items_said(
+    text: str, model: str, kept: str
+) -> None:
+    proposed = parse_tool_call("add_todo_item", {"list_id": "todo.shopping_list", "item": model})
+    assert with_request_content(proposed, text, NOW, "en").model_dump()["item"] == kept
+
+
+def test_requests_in_other_languages_keep_the_models_content() -> None:
+    proposed = parse_tool_call("send_message", {"recipient": "notify.sam", "message": "Makan!"})
+    text = "bilang ke Sam makan malam sudah siap"
+    assert with_request_content(proposed, text, NOW, "id") is proposed
+
+
+async def test_the_event_is_titled_with_what_happens(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    friday = dt_util.now().date() + timedelta(days=(4 - dt_util.now().weekday()) % 7 or 7)
+    start = f"{friday.isoformat()}T15:00"
+    tail = "call the dentist on Friday at 3 on the family calendar"
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [
+                call(
+                    "create_event",
+                    calendar_id="calendar.family",
+                    summary=tail,
+                    start=start,
+                    minutes=30,
+                )
+            ]
+        return "Done."
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    text = "remind me on Friday at 3 pm to call the dentist on the family calendar"
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert answer.status is Status.DONE, answer
+    listed = await hass.services.async_call(
+        "calendar",
+        "get_events",
+        {
+            "entity_id": "calendar.family",
+            "start_date_time": f"{friday.isoformat()}T00:00:00",
+            "duration": {"hours": 24},
+        },
+        blocking=True,
+        return_response=True,
+    )
+    summaries = [e["summary"] for e in listed["calendar.family"]["events"]]  # type: ignore[index]
+    assert summaries == ["Call the dentist"], summaries

@@ -1,0 +1,147 @@
+"""Decide first, speak once (issue 26, item 2; issue 27): the answer is said from the finished
+turn. No sentence twice, a failure said once with what failed, nothing said of a step the
+model made good, the model's text never spoken; a request no tool fits gets the app's own
+capability answer, and the app asks only questions the request gives it reason for.
+
+The "model" is a scripted planner making the real models' mistakes; everything after its
+choice is the real agent, policy, executor and HA (the test home).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+import re
+
+import pytest
+
+from botpsy_agent.agent.protocol import Outcome, Status
+from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import PlanRequest
+from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, states
+from tests.ha_bridge import HaBridge
+
+NO_TARGET = call("set_light", brightness_pct=50)
+"""What the real 0.5B made three times for an appliance named by what it makes: a light call
+without a target, which does not parse."""
+PROMPT_TEXT = "Now: Wednesday 2026-12-02 03:40} the music in the kids room"
+
+
+def sentences(speech: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.?!])\s+", speech) if s]
+
+
+async def test_three_failed_calls_are_said_once_after_what_was_read(ha_bridge: HaBridge) -> None:
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [
+                call("get_state", entity_id=["light.kitchen_lights"]),
+                NO_TARGET,
+                NO_TARGET,
+                NO_TARGET,
+            ]
+        return PROMPT_TEXT  # the model's words end the turn, never spoken
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    answer = await agent.handle(ask("make me a coffee in the kitchen", admin(ha_bridge)))
+
+    said = sentences(answer.speech)
+    assert Counter(said).most_common(1)[0][1] == 1, answer.speech
+    assert said.count("I couldn't work out how to do that.") == 1, answer.speech
+    assert "Now:" not in answer.speech and "kids room" not in answer.speech
+    assert [a.outcome for a in answer.actions] == [Outcome.EXECUTED] + [Outcome.FAILED] * 3
+
+
+async def test_a_failure_in_home_assistant_is_said_once_with_what_failed(
+    ha_bridge: HaBridge,
+) -> None:
+    moved = call(
+        "update_event",
+        calendar_id="calendar.family",
+        uid="no-such-event",
+        summary="Dentist",
+        start="2030-01-02T17:00",
+        minutes=60,
+    )
+    renamed = call(
+        "update_event",
+        calendar_id="calendar.family",
+        uid="no-such-event-either",
+        summary="Dentist",
+        start="2030-01-02T17:00",
+        minutes=60,
+    )
+    agent = make_agent(ha_bridge, ScriptedPlanner(lambda request: [moved, renamed]))
+
+    answer = await agent.handle(ask("move my dentist appointment to 5 pm", admin(ha_bridge)))
+
+    assert answer.status is Status.ERROR, answer
+    assert [a.outcome for a in answer.actions] == [Outcome.FAILED] * 2
+    assert answer.speech.count("Home Assistant said") == 1, answer.speech
+    assert answer.speech.startswith("That didn't work for Family."), answer.speech
+    assert "No existing item" in answer.speech  # HA's own words, what failed
+
+
+OFF_TOPIC = [
+    ("book a table for dinner tonight", call("ask_user", missing="time")),
+    ("pay the electricity bill", call("ask_user", missing="value")),
+    ("what is seventeen times twenty three", call("ask_user", missing="time")),
+    ("write me a poem about the sea", call("ask_user", missing="content")),
+    ("get me a taxi to the station", call("ask_user", missing="target")),
+    ("quiz me on capital cities", call("no_tool_fits", reason="Quiz: what is the capital?")),
+]
+
+
+@pytest.mark.parametrize(("text", "move"), OFF_TOPIC)
+async def test_a_request_no_tool_fits_gets_the_apps_capability_answer(
+    ha_bridge: HaBridge, text: str, move: RawCall
+) -> None:
+    agent = make_agent(ha_bridge, ScriptedPlanner(lambda request: [move]))
+    before = states(ha_bridge)
+
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert answer.status is Status.REFUSED, answer
+    assert answer.speech.startswith(
+        "Sorry, I can't help with that. I can control your lights, switches, fans"
+    ), answer.speech
+    assert "?" not in answer.speech and "capital" not in answer.speech
+    assert states(ha_bridge) == before
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "opening"),
+    [
+        ("ko", "택시 불러 줘", "죄송해요, 그건 도와드릴 수 없어요. 제가 할 수 있는 일: 조명, "),
+        ("id", "pesankan taksi ke stasiun", "Maaf, saya tidak bisa membantu itu. Saya bisa "),
+    ],
+)
+async def test_the_capability_answer_names_the_kinds_of_device_in_the_language(
+    ha_bridge: HaBridge, language: str, text: str, opening: str
+) -> None:
+    move = call("no_tool_fits", reason="no taxi")
+    agent = make_agent(ha_bridge, ScriptedPlanner(lambda request: [move]))
+
+    answer = await agent.handle(ask(text, admin(ha_bridge), language=language))
+
+    assert answer.status is Status.REFUSED, answer
+    assert answer.speech.startswith(opening), answer.speech
+    kinds = {"ko": "조명", "id": "mengendalikan lampu"}[language]
+    assert kinds in answer.speech, answer.speech
+
+
+async def test_a_stale_question_is_not_asked_again_for_an_unrelated_request(
+    ha_bridge: HaBridge,
+) -> None:
+    asked = call("ask_user", missing="time")
+    planner = ScriptedPlanner(lambda request: [asked])  # copies its last move, as the 0.5B did
+    agent = make_agent(ha_bridge, planner)
+    me = admin(ha_bridge)
+
+    first = await agent.handle(ask("add a dentist appointment to the calendar", me))
+    assert (first.status, first.speech) == (Status.NEEDS_CLARIFICATION, "For when?")
+
+    for text in ("write me a poem about the sea", "order a taxi", "send an email to my boss"):
+        later = await agent.handle(ask(text, me, conversation_id=first.conversation_id))
+        assert later.status is Status.REFUSED, (text, later)
+        assert "For when?" not in later.speech, (text, later.speech)
+        assert later.speech.startswith("Sorry, I can't help with that."), later.speech
