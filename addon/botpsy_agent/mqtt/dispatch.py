@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+import json
 import logging
 import time
 from typing import Any
@@ -332,6 +333,9 @@ class Dispatcher:
         )
         self.stats.finished(total_ms)
         response = replace(response, timings=timings)
+        if _LOGGER.isEnabledFor(logging.DEBUG):
+            breakdown = json.dumps(response.to_json()["timings"], separators=(",", ":"))
+            _LOGGER.debug("Request %s answered in %.0f ms: %s", parsed.id, total_ms, breakdown)
         self._audit.answered(request, response)
         return response
 
