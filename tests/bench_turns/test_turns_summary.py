@@ -10,8 +10,8 @@ from tests.eval.cases import HELDOUT
 
 
 def answer(path: str, steps: int, source: str = "snapshot") -> dict[str, Any]:
-    step = {part: 10.0 for part in STEP_PARTS} | {"prefix_source": source}
-    timings = {part: 1.0 for part in TURN_PARTS} | {"total_ms": 50.0}
+    step = dict.fromkeys(STEP_PARTS, 10.0) | {"prefix_source": source}
+    timings = dict.fromkeys(TURN_PARTS, 1.0) | {"total_ms": 50.0}
     return {"path": path, "timings": timings | {"steps": [step] * steps}}
 
 
