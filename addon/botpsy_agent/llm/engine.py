@@ -422,14 +422,15 @@ class LlamaEngine:
         stop: tuple[str, ...],
         temperature: float,
         *,
-        counts: _Counts,
+        counts: _Counts | None = None,
     ) -> tuple[list[int], FinishReason]:
         """llama-cpp-python's own sampling loop (unconstrained, or with a temperature)."""
         from llama_cpp.llama_grammar import LlamaGrammar
 
         compiling = time.monotonic()
         compiled = LlamaGrammar.from_string(grammar.text, verbose=False) if grammar else None
-        counts.grammar_ms += (time.monotonic() - compiling) * 1000
+        if counts is not None:
+            counts.grammar_ms += (time.monotonic() - compiling) * 1000
         generated: list[int] = []
         finish: FinishReason = "length"
         for token in self._llm.generate(
