@@ -4,6 +4,7 @@ Usage: python -m bench [--only NAME ...]
        python -m bench --server [ARGS]   local model vs. llama-server (bench/server.py)
        python -m bench --peer [ARGS]     HA's own LLM stack vs. BotPsy (bench/peer.py)
        python -m bench --speed [ARGS]    the model path's speed figures (bench/speed.py)
+       python -m bench --turns [ARGS]    whole model-path turns, the eval's cases (bench/turns.py)
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from bench import (
     scaling,
     server,
     speed,
+    turns,
 )
 
 RESULTS = Path(__file__).parent / "results"
@@ -55,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         return peer.main(argv[1:])
     if argv[:1] == ["--speed"]:  # its own report: bench/results/speed-<model>-<date>.md
         return speed.main(argv[1:])
+    if argv[:1] == ["--turns"]:  # its own report: bench/results/turns-<model>-<date>.md
+        return turns.main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these")
     args = parser.parse_args(argv)

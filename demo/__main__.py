@@ -9,7 +9,8 @@ Requests go to the app over its MQTT topic API (signed for the chosen user), or 
 --via assist through Home Assistant's own Assist (conversation API, our integration's agent;
 it speaks as the admin, whose token the demo holds). At the prompt: /user admin | /user child
 switches who is speaking, /via mqtt | /via assist switches the path, /new starts a new
-conversation, /quit (or Ctrl-D, Ctrl-C) stops everything and leaves no process behind.
+conversation, /timings shows (or hides) where each answer's time went (--timings: from the
+start), /quit (or Ctrl-D, Ctrl-C) stops everything and leaves no process behind.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from demo.stack import (
     quiet_libraries,
     stop_cleanly_on_sigterm,
 )
+from demo.timings import step_lines, turn_line
 from devkit.tiny_gguf import TINY_QWEN35, cached_model
 
 ANSWERED = {"done", "needs_confirmation", "needs_clarification", "refused"}
@@ -89,18 +91,15 @@ def _progress(line: str) -> None:
     say(line)
 
 
-def show(answer: dict[str, Any]) -> None:
+def show(answer: dict[str, Any], *, breakdown: bool = False) -> None:
+    """The answer, its timing line and (with `breakdown`) each model step's figures."""
     print(f"botpsy> {answer.get('speech') or '(no words)'}")
     timings = answer.get("timings", {})
-    parts = [
-        f"{k.removesuffix('_ms').replace('_', ' ')} {v:.0f} ms"
-        for k, v in timings.items()
-        if k != "total_ms" and v
-    ]
-    print(
-        f"        [{answer['status']} · {answer.get('path', 'none').replace('_', ' ')} · "
-        f"{timings.get('total_ms', 0):.0f} ms" + (f" ({', '.join(parts)})" if parts else "") + "]"
-    )
+    path = answer.get("path", "none").replace("_", " ")
+    print(f"        [{answer['status']} · {path} · {turn_line(timings)}]")
+    if breakdown:
+        for line in step_lines(timings):
+            print(f"        ⏱ {line}")
     for action in answer.get("actions", []):
         targets = ", ".join(action.get("entity_ids", [])) or "-"
         rule = f", rule {action['rule']}" if action.get("rule") else ""
@@ -119,7 +118,15 @@ def _quantile(values: list[float], q: float) -> float:
 class Conversation:
     """The prompt's state: who speaks, by which path, in which conversation."""
 
-    def __init__(self, stack: DemoStack, client: AgentClient, user: str, via: str) -> None:
+    def __init__(
+        self,
+        stack: DemoStack,
+        client: AgentClient,
+        user: str,
+        via: str,
+        *,
+        timings: bool = False,
+    ) -> None:
         assert stack.accounts is not None
         self.stack = stack
         self.people = {"admin": stack.accounts.admin_id, "child": stack.accounts.child_id}
@@ -130,6 +137,8 @@ class Conversation:
             else None
         )
         self.user, self.via = user, via
+        self.timings = timings
+        """Print each model step's time breakdown under its answer (/timings toggles it)."""
         self.conversation_id: str | None = None
         self.asked = self.answered = 0
         self.waited_ms: dict[str, list[float]] = {}
@@ -141,6 +150,9 @@ class Conversation:
         wanted = wanted.strip()
         if name == "/new":
             self.conversation_id = None
+        elif name == "/timings":
+            self.timings = not self.timings
+            say(f"time breakdowns {'on' if self.timings else 'off'}")
         elif name == "/user" and wanted in self.people:
             if self.via == "assist" and wanted != "admin":
                 say("Assist speaks as the admin; /via mqtt first to speak as the child")
@@ -154,7 +166,7 @@ class Conversation:
                 self.via, self.conversation_id = wanted, None
                 say(f"requests now go via {wanted}")
         else:
-            say("/user admin|child, /via mqtt|assist, /new, /quit")
+            say("/user admin|child, /via mqtt|assist, /new, /timings, /quit")
 
     async def ask(self, text: str, *, as_json: bool = False) -> bool:
         """Send one request and print the answer; True if it was answered."""
@@ -190,7 +202,7 @@ class Conversation:
             ),
         )
         self.conversation_id = answer.get("conversation_id") or self.conversation_id
-        print(json.dumps(answer, indent=2)) if as_json else show(answer)
+        print(json.dumps(answer, indent=2)) if as_json else show(answer, breakdown=self.timings)
         return bool(answer["status"] in ANSWERED), str(answer.get("path") or "none")
 
 
@@ -203,16 +215,19 @@ async def converse(
     via: str = "mqtt",
     as_json: bool = False,
     tally: bool = False,
+    timings: bool = False,
 ) -> int:
-    session = Conversation(stack, client, user, via)
+    session = Conversation(stack, client, user, via, timings=timings)
     if once is not None:
         if via == "assist" and (session.assist is None or user != "admin"):
             say("--via assist needs the integration and speaks as the admin")
             return 2
         answered = await session.ask(once, as_json=as_json)
         say(session.summary())
+        if (model := stack.model_line()) is not None:
+            say(model)
         return 0 if answered else 1
-    say("type a request (/user admin|child, /via mqtt|assist, /new, /quit)")
+    say("type a request (/user admin|child, /via mqtt|assist, /new, /timings, /quit)")
     prompt = Prompt(sys.stdin.fileno())
     while True:
         try:
@@ -222,6 +237,8 @@ async def converse(
         line = line.strip()
         if line in {"/quit", "/exit"}:
             say(session.summary())
+            if (model := stack.model_line()) is not None:
+                say(model)
             if not tally:
                 return 0
             # --tally: a scripted session (script/demo-session) fails if any went unanswered
@@ -250,6 +267,7 @@ async def main(args: argparse.Namespace) -> int:
                 via=args.via,
                 as_json=args.json,
                 tally=args.tally,
+                timings=args.timings,
             )
         finally:
             await client.close()
@@ -280,6 +298,11 @@ def run() -> None:
     )
     parser.add_argument(
         "--json", action="store_true", help="with --once: print the whole answer as JSON"
+    )
+    parser.add_argument(
+        "--timings",
+        action="store_true",
+        help="under each answer, where its time went: each model step's figures",
     )
     parser.add_argument(
         "--tally",

@@ -37,6 +37,8 @@ INSTANCE = "demo"
 HA_START_TIMEOUT_S = 180.0
 RESTART_EXIT_CODE = 100
 """How Home Assistant asks whoever runs it for a restart (homeassistant.const)."""
+SNAPSHOTS = "model-snapshots"
+"""The run folder's one survivor across runs: the prefix snapshots (see `snapshot_dir`)."""
 REVERT_DELAY_ENV = "BOTPSY_DEMO_HTTP_REVERT_S"
 """Seconds before HA reverts unconfirmed http settings (tests shorten HA's five minutes)."""
 
@@ -116,9 +118,7 @@ class DemoStack:
 
     async def start(self) -> None:
         started = time.monotonic()
-        if self.run_dir.exists():
-            shutil.rmtree(self.run_dir)
-        self.run_dir.mkdir(parents=True)
+        self._clear_run_dir()
         self.progress("starting Mosquitto on loopback")
         self.broker.start()
         await self.start_home_assistant()
@@ -134,6 +134,23 @@ class DemoStack:
         await self._start_app()
         await self._add_integration()
         self.progress(f"ready in {time.monotonic() - started:.0f} s")
+
+    @property
+    def snapshot_dir(self) -> Path:
+        """The model's prefix snapshots, kept across runs (everything else in the run folder
+        starts afresh): the same home, model and prompt restart warm. Each file carries its
+        model, llama.cpp build and prompt tokens, so a change rebuilds instead of reusing."""
+        return self.run_dir / SNAPSHOTS
+
+    def _clear_run_dir(self) -> None:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        for entry in self.run_dir.iterdir():
+            if entry.name == SNAPSHOTS:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
 
     async def start_home_assistant(self) -> None:
         """A fresh copy of the demo's HA config in the run folder, and HA started on it."""
@@ -240,7 +257,9 @@ class DemoStack:
         )
         model = None
         if self.model.path is not None:
-            model = EngineSettings(self.model.path, context_length=16384)
+            model = EngineSettings(
+                self.model.path, context_length=16384, snapshot_dir=self.snapshot_dir
+            )
         self.app = App(
             RuntimeConfig(
                 ha=HaEndpoint.from_base_url(self.ha_url, self.accounts.token),
@@ -261,6 +280,17 @@ class DemoStack:
         if self.app.worker is not None:
             self.progress(f"loading the model {self.model.path.name if self.model.path else ''}")
             await self.app.worker.wait_loaded()
+
+    def model_line(self) -> str | None:
+        """The local model's prefix figures so far, from the engine's own counters: how
+        many prefixes it evaluated and how many snapshots it restored from the disk."""
+        engine = None if self.app is None or self.app.worker is None else self.app.worker.local
+        if engine is None:
+            return None
+        return (
+            f"model: {engine.builds} prefix builds, {engine.prefixes.loaded_from_disk} "
+            f"snapshots restored from {self.snapshot_dir}"
+        )
 
     async def _add_integration(self) -> None:
         assert self.app is not None and self.accounts is not None

@@ -54,6 +54,25 @@ def test_once_turns_on_the_kitchen_light_in_a_real_home_assistant(tmp_path: Path
 
 
 @pytest.mark.usefixtures("socket_enabled")
+def test_a_second_run_answers_from_the_first_runs_prefix_snapshots(tmp_path: Path) -> None:
+    """The run folder starts afresh each time but for the model's snapshots: the same home
+    and model restart warm. Judged by the engine's own counters and the step's figures."""
+    request = ("--once", "what would be a nice dinner tonight", "--timings")
+    first = demo(*request, run_dir=tmp_path / "run")
+    assert first.returncode in {0, 1}, first.stdout + first.stderr  # random words: any answer
+    assert re.search(r"model: [1-9]\d* prefix builds", first.stdout), first.stdout
+    assert "⏱ step 0: " in first.stdout  # --timings: each model step's breakdown
+
+    second = demo(*request, "--json", run_dir=tmp_path / "run")
+    assert second.returncode in {0, 1}, second.stdout + second.stderr
+    assert re.search(r"model: 0 prefix builds, [1-9]\d* snapshots restored", second.stdout)
+    out = second.stdout
+    answer = json.loads(out[out.index("{") : out.rindex("}") + 1])
+    assert answer["path"] == "model", answer
+    assert answer["timings"]["steps"][0]["prefix_source"] == "snapshot", answer["timings"]
+
+
+@pytest.mark.usefixtures("socket_enabled")
 def test_the_prompt_refuses_the_child_and_asks_the_admin(tmp_path: Path) -> None:
     lines = "/user child\nunlock the front door\n/user admin\nunlock the front door\nno\n/quit\n"
     result = demo(stdin=lines, run_dir=tmp_path / "run")

@@ -61,3 +61,33 @@ async def test_a_plan_is_calls_or_text_with_thinking_on_or_off(
     assert "<think>" not in later.text and "</think>" not in later.text, later
     assert all(call.name in offer.tool_names for call in turn.calls)
     assert turn.model_ms > 0
+
+
+async def test_each_step_says_where_its_time_went(worker: ModelWorker) -> None:
+    """The step's figures come from the engine that ran it: a cold step builds its prefix,
+    the next one restores it and evaluates only its own tokens."""
+    home = family_home()
+    offer = build_offer(scope(family_policy(), child, home, NOON), home)
+    planner = LlmPlanner(worker, max_tokens=64)
+    messages = ({"role": "user", "content": "turn on my light"},)
+    cold = await planner.plan(PlanRequest(offer, messages, "en", "r1", 0))
+    warm = await planner.plan(PlanRequest(offer, messages, "en", "r2", 1, calls_only=False))
+    for turn, step in ((cold, 0), (warm, 1)):
+        timings = turn.timings
+        assert timings.step == step
+        assert timings.total_ms == turn.model_ms > 0
+        parts = (
+            timings.wait_ms,
+            timings.render_ms,
+            timings.grammar_ms,
+            timings.prompt_ms,
+            timings.generation_ms,
+        )
+        assert all(part >= 0 for part in parts) and sum(parts) <= timings.total_ms, timings
+        assert timings.restore_ms + timings.build_ms <= timings.prompt_ms, timings
+        assert timings.prompt_tokens >= timings.evaluated_tokens > 0, timings
+        assert timings.sampled_tokens + timings.forced_tokens > 0, timings
+        assert timings.ms_per_token > 0 and timings.grammar_ms > 0, timings
+    assert cold.timings.build_ms > 0 and cold.timings.evaluated_tokens == cold.timings.prompt_tokens
+    assert warm.timings.prefix_source == "snapshot" and warm.timings.build_ms == 0
+    assert warm.timings.evaluated_tokens < warm.timings.prompt_tokens // 2

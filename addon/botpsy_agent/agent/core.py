@@ -49,6 +49,7 @@ from botpsy_agent.llm.planning import (
     Planner,
     PlanRequest,
     RawCall,
+    StepTimings,
     request_context,
 )
 from botpsy_agent.policy import Policy, Principal, scope
@@ -163,7 +164,12 @@ class BotPsyAgent:
             return self._failure(request, Status.ERROR, "model_unavailable", conversation)
         else:
             turn.path = Path.MODEL
+            started = time.monotonic()
             await self._model_loop(job)
+            # What the loop spent beside the model and HA: narrowing, resolving, policy,
+            # grounding, checks.
+            spent = (time.monotonic() - started) * 1000
+            turn.timings.checks_ms = max(0.0, spent - turn.timings.model_ms - turn.timings.ha_ms)
         self._remember(job)
         return self._respond(job)
 
@@ -181,6 +187,7 @@ class BotPsyAgent:
         made: set[str] = set()
         for step_number in range(self.settings.max_steps):
             uids = frozenset().union(*(listed_uids(s.feedback) for s in turn.steps))
+            asked = time.monotonic()
             try:
                 plan = await self.planner.plan(
                     PlanRequest(
@@ -194,9 +201,13 @@ class BotPsyAgent:
                     )
                 )
             except PlanError as err:
+                waited = (time.monotonic() - asked) * 1000  # a timeout's minute is the model's
+                turn.timings.model_ms += waited
+                turn.timings.steps.append(StepTimings(step_number, total_ms=waited))
                 turn.status, turn.error = self._model_failure(request, err)
                 return
             turn.timings.model_ms += plan.model_ms
+            turn.timings.steps.append(plan.timings)
             if plan.rejected:
                 # The model ignored its grammar (a fake or intercepted model server): its
                 # turn is reported, never run, and nothing more is asked of it.

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 # Re-exported: an answer's status and an action's outcome are the wire's words.
 from botpsy_agent.contract import Outcome as Outcome, Status as Status  # noqa: PLC0414
+from botpsy_agent.llm.planning import StepTimings
 from botpsy_agent.policy.model import Principal
 
 
@@ -74,12 +75,22 @@ class ActionReport:
 
 @dataclass
 class Timings:
+    """Where a turn's time went. The parts add up to at most `total_ms`: `queue_ms +
+    fast_path_ms + model_ms + checks_ms + ha_ms <= total_ms`, and `model_ms` is the sum of
+    the model steps' own `total_ms` (docs/mqtt-api.md)."""
+
     queue_ms: float = 0.0
     fast_path_ms: float = 0.0
     model_ms: float = 0.0
+    """Every model step as the request waited for it (`steps`)."""
+    checks_ms: float = 0.0
+    """The model path's work around its steps: narrowing the grammar, resolving targets,
+    the policy, grounding and the checks of each call."""
     ha_ms: float = 0.0
     total_ms: float = 0.0
     """From the front door's receipt of the request to its answer (`mqtt/dispatch.py`)."""
+    steps: list[StepTimings] = field(default_factory=list)
+    """One entry per model step, in order."""
 
 
 @dataclass

@@ -105,6 +105,17 @@ class Completion:
     """Generated tokens the grammar forced, fed in batches rather than sampled."""
     decode_steps: int = 0
     """Model evaluations during generation (a batch of forced tokens is one)."""
+    restore_ms: float = 0.0
+    """Part of `prompt_ms`: finding and restoring the prefix snapshot (memory or disk)."""
+    build_ms: float = 0.0
+    """Part of `prompt_ms`: evaluating prefix tokens no snapshot held (a cold build)."""
+    grammar_ms: float = 0.0
+    """Part of `generation_ms`: compiling the grammar into llama.cpp's sampler."""
+
+    @property
+    def sampled_tokens(self) -> int:
+        """Generated tokens the model chose (the rest were forced by the grammar)."""
+        return len(self.tokens) - self.forced_tokens
 
 
 @dataclass
@@ -179,6 +190,9 @@ class LlamaEngine:
         self._vocab = self._llm._model.vocab
         self.jump_forward = settings.jump_forward
         self._probe: ForcedTextProbe | None = None
+        self._restore_ms = 0.0
+        self._build_ms = 0.0
+        """Where the current completion's positioning went (see `Completion`)."""
 
     # --- text <-> tokens ------------------------------------------------------------------
 
@@ -255,6 +269,7 @@ class LlamaEngine:
         if len(prompt) + max_tokens > self.context_length:
             raise PromptTooLong(len(prompt), max_tokens, self.context_length)
         started = time.monotonic()
+        self._restore_ms = self._build_ms = 0.0
         source, evaluated = self._position(prompt, prefix_length, cancel)
         prompt_ms = (time.monotonic() - started) * 1000
 
@@ -265,7 +280,9 @@ class LlamaEngine:
         if grammar is not None and temperature == 0:
             generated, finish = self._greedy_constrained(grammar, max_tokens, cancel, stop, counts)
         else:
-            generated, finish = self._sampled(grammar, max_tokens, cancel, stop, temperature)
+            generated, finish = self._sampled(
+                grammar, max_tokens, cancel, stop, temperature, counts=counts
+            )
         self.evaluated_total += len(generated)
         return Completion(
             text=self.detokenize(generated),
@@ -278,6 +295,9 @@ class LlamaEngine:
             generation_ms=(time.monotonic() - started) * 1000,
             forced_tokens=counts.forced,
             decode_steps=counts.steps,
+            restore_ms=self._restore_ms,
+            build_ms=self._build_ms,
+            grammar_ms=counts.grammar_ms,
         )
 
     def _greedy_constrained(
@@ -300,9 +320,11 @@ class LlamaEngine:
         """
         import llama_cpp
 
+        compiling = time.monotonic()
         sampler = llama_cpp.llama_sampler_init_grammar(
             self._vocab, grammar.text.encode("utf-8"), b"root"
         )
+        counts.grammar_ms += (time.monotonic() - compiling) * 1000
         if not sampler:
             raise EngineError(f"llama.cpp rejected the grammar for {', '.join(grammar.tools)}")
         n_vocab = self._llm.n_vocab()
@@ -399,11 +421,16 @@ class LlamaEngine:
         cancel: threading.Event | None,
         stop: tuple[str, ...],
         temperature: float,
+        *,
+        counts: _Counts | None = None,
     ) -> tuple[list[int], FinishReason]:
         """llama-cpp-python's own sampling loop (unconstrained, or with a temperature)."""
         from llama_cpp.llama_grammar import LlamaGrammar
 
+        compiling = time.monotonic()
         compiled = LlamaGrammar.from_string(grammar.text, verbose=False) if grammar else None
+        if counts is not None:
+            counts.grammar_ms += (time.monotonic() - compiling) * 1000
         generated: list[int] = []
         finish: FinishReason = "length"
         for token in self._llm.generate(
@@ -489,6 +516,7 @@ class LlamaEngine:
         A job's cancel flag does not stop a build (a cancelled build would start again from
         zero: with a slow model, a livelock); only `abort` (the worker stopping) does."""
         start = 0
+        looking = time.monotonic()
         for end in reversed(ends):
             key = PrefixCache.key(prompt[:end])
             snapshot = self.prefixes.get(key)
@@ -500,6 +528,7 @@ class LlamaEngine:
         else:
             self._llm.reset()
         start = self._resume(prompt, start, ends[-1])
+        self._restore_ms += (time.monotonic() - looking) * 1000
         restored = start
         if ends[-1] <= start:
             return restored
@@ -515,6 +544,7 @@ class LlamaEngine:
         finally:
             elapsed = time.monotonic() - progress.started
             self._build_seconds += elapsed
+            self._build_ms += elapsed * 1000
             self.build = None
             if progress.done and elapsed > 0:  # a paused build's rate serves the next estimate
                 self._build_rate = progress.done / elapsed
@@ -636,6 +666,7 @@ class LlamaEngine:
 class _Counts:
     forced: int = 0
     steps: int = 0
+    grammar_ms: float = 0.0
 
 
 def _cuts(prefix_length: int | Sequence[int], longest: int, total: int) -> tuple[int, ...]:

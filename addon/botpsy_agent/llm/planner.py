@@ -5,6 +5,7 @@ for a request leaves here as a `PlanError`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 import hashlib
 import json
 import logging
@@ -14,7 +15,7 @@ from typing import Any
 
 from botpsy_agent.llm.backend import Engine
 from botpsy_agent.llm.conformance import outside_grammar
-from botpsy_agent.llm.engine import PromptTooLong
+from botpsy_agent.llm.engine import Completion, PromptTooLong
 from botpsy_agent.llm.grammar import MAX_CALLS_PER_TURN, Grammar, Mode, build_grammar
 from botpsy_agent.llm.parse import RawCall, parse_output
 from botpsy_agent.llm.planning import (
@@ -24,6 +25,7 @@ from botpsy_agent.llm.planning import (
     PlannerTurn,
     PlanRequest,
     RejectedCall,
+    StepTimings,
 )
 from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens, render_prompt
 from botpsy_agent.llm.worker import (
@@ -68,13 +70,19 @@ class LlmPlanner:
         self._worker.warm_up(warm)
 
     async def plan(self, request: PlanRequest) -> PlannerTurn:
+        submitted = time.monotonic()
+
         def job(engine: Engine, cancel: threading.Event) -> PlannerTurn:
-            return self._plan(engine, request, cancel)
+            return self._plan(engine, request, cancel, submitted)
 
         try:
-            return await self._worker.run(job, self._timeout_s)
+            turn = await self._worker.run(job, self._timeout_s)
         except (ModelWorkerError, PromptTooLong) as err:
             raise _plan_error(err) from err
+        total_ms = _ms_since(submitted)
+        timings = replace(turn.timings, total_ms=total_ms)
+        _LOGGER.debug("Request %s, model step %d: %s", request.request_id, request.step, timings)
+        return replace(turn, model_ms=total_ms, timings=timings)
 
     async def check_grammars(self) -> int:
         """Compile the grammar of the whole catalogue and of every tool alone, in the
@@ -141,7 +149,9 @@ class LlmPlanner:
         """The shared prefix (system, tools) then this offer's listing, with both cuts."""
         return prefix_tokens(engine.template, engine.tokenize, build_prefix(offer.listing))
 
-    def _plan(self, engine: Engine, request: PlanRequest, cancel: threading.Event) -> PlannerTurn:
+    def _plan(
+        self, engine: Engine, request: PlanRequest, cancel: threading.Event, submitted: float
+    ) -> PlannerTurn:
         started = time.monotonic()
         offer = request.offer
         thinking = self._thinking_budget > 0 and engine.info.supports_thinking
@@ -153,8 +163,11 @@ class LlmPlanner:
             enable_thinking=thinking,
         )
         tokens, prefix_length = rendered.tokens, rendered.cuts
+        rendered_at = time.monotonic()
         mode = Mode.REQUIRED if request.calls_only else Mode.AUTO
         grammar = self._grammar(engine, offer, mode, request.schemas)
+        grammar_ms = _ms_since(rendered_at)
+        completions = []
         if thinking:
             thought = engine.complete(
                 tokens,
@@ -164,11 +177,13 @@ class LlmPlanner:
                 cancel=cancel,
                 stop=("</think>",),
             )
+            completions.append(thought)
             closing = "" if thought.text.rstrip().endswith("</think>") else "\n</think>"
             tokens = [*tokens, *thought.tokens, *engine.tokenize(closing + "\n\n")]
         completion = engine.complete(
             tokens, prefix_length, grammar, self._max_tokens, cancel=cancel
         )
+        completions.append(completion)
         schemas = {s["name"]: s for s in offer.schemas}
         output = parse_output(completion.text, engine.info.tool_format, schemas)
         calls, rejected = held_to_grammar(output.calls, request.schemas or offer.schemas)
@@ -177,7 +192,14 @@ class LlmPlanner:
             text=output.text,
             problems=output.problems,
             rejected=rejected,
-            model_ms=(time.monotonic() - started) * 1000,
+            model_ms=_ms_since(submitted),
+            timings=_step_timings(
+                request.step,
+                completions,
+                wait_ms=(started - submitted) * 1000,
+                render_ms=(rendered_at - started) * 1000,
+                grammar_ms=grammar_ms,
+            ),
             truncated=completion.finish_reason == "length",
         )
 
@@ -218,6 +240,37 @@ def _plan_error(err: Exception) -> PlanError:
         PromptTooLong: PlanFailure.PROMPT_TOO_LONG,
     }.get(type(err), PlanFailure.UNAVAILABLE)
     return PlanError(failure, str(err))
+
+
+def _step_timings(
+    step: int, completions: list[Completion], *, wait_ms: float, render_ms: float, grammar_ms: float
+) -> StepTimings:
+    """One step's figures from its completions (two with a thought: it, then the answer)."""
+    generated = sum(len(c.tokens) for c in completions)
+    compile_ms = sum(c.grammar_ms for c in completions)
+    generation_ms = sum(c.generation_ms for c in completions) - compile_ms
+    first = completions[0]
+    return StepTimings(
+        step=step,
+        wait_ms=wait_ms,
+        render_ms=render_ms,
+        grammar_ms=grammar_ms + compile_ms,
+        prefix_source=first.prefix_source,
+        prompt_tokens=completions[-1].prompt_tokens,
+        evaluated_tokens=sum(c.evaluated_tokens for c in completions),
+        prompt_ms=sum(c.prompt_ms for c in completions),
+        restore_ms=sum(c.restore_ms for c in completions),
+        build_ms=sum(c.build_ms for c in completions),
+        generation_ms=generation_ms,
+        sampled_tokens=sum(c.sampled_tokens for c in completions),
+        forced_tokens=sum(c.forced_tokens for c in completions),
+        decode_steps=sum(c.decode_steps for c in completions),
+        ms_per_token=generation_ms / generated if generated else 0.0,
+    )
+
+
+def _ms_since(started: float) -> float:
+    return (time.monotonic() - started) * 1000
 
 
 def _digest(schemas: tuple[dict[str, Any], ...]) -> str:

@@ -30,6 +30,7 @@ __all__ = [
     "PlannerTurn",
     "RawCall",
     "RejectedCall",
+    "StepTimings",
     "request_context",
 ]
 
@@ -80,6 +81,41 @@ class RejectedCall:
 
 
 @dataclass(frozen=True)
+class StepTimings:
+    """Where one model step's time went, as the requester waited for it (milliseconds and
+    tokens). `total_ms` holds the rest: `wait_ms + render_ms + grammar_ms + prompt_ms +
+    generation_ms <= total_ms`, with `restore_ms` and `build_ms` parts of `prompt_ms`."""
+
+    step: int = 0
+    """The request's model step: 0 first (calls only), then one per round of results."""
+    total_ms: float = 0.0
+    wait_ms: float = 0.0
+    """For the model worker: another request's job, or a prefix build it waited out."""
+    render_ms: float = 0.0
+    """Writing the conversation into the chat template and tokenising it."""
+    grammar_ms: float = 0.0
+    """Building the step's (narrowed) grammar and compiling it for llama.cpp."""
+    prefix_source: str = ""
+    """Where evaluation started: `snapshot` (the principal's prefix restored), `extended`
+    (the state in place), `shared`, `resumed`, `fresh` (a cold build)."""
+    prompt_tokens: int = 0
+    evaluated_tokens: int = 0
+    """Prompt tokens evaluated for this step: the request's own, plus any prefix built."""
+    prompt_ms: float = 0.0
+    """Bringing the model to the end of the prompt: restore, build, the request's tokens."""
+    restore_ms: float = 0.0
+    build_ms: float = 0.0
+    generation_ms: float = 0.0
+    sampled_tokens: int = 0
+    """Generated tokens the model chose, one decode step each."""
+    forced_tokens: int = 0
+    """Generated tokens the grammar forced, evaluated in batches."""
+    decode_steps: int = 0
+    ms_per_token: float = 0.0
+    """`generation_ms` over every generated token (sampled and forced)."""
+
+
+@dataclass(frozen=True)
 class PlannerTurn:
     calls: tuple[RawCall, ...] = ()
     text: str = ""
@@ -90,6 +126,8 @@ class PlannerTurn:
     (a model server is asked, not made, to keep to it: issue 25, finding 2). Then `calls`
     is empty: nothing of such a turn runs."""
     model_ms: float = 0.0
+    """The step as the agent awaited it (`timings.total_ms`)."""
+    timings: StepTimings = StepTimings()
     truncated: bool = False
     """The model hit its token limit: the output may be cut off."""
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cached_property
+import json
 import logging
 import time
 from typing import Any
@@ -319,6 +320,9 @@ class Dispatcher:
         )
         self.stats.finished(total_ms)
         response = replace(response, timings=timings)
+        if _LOGGER.isEnabledFor(logging.DEBUG):
+            breakdown = json.dumps(response.to_json()["timings"], separators=(",", ":"))
+            _LOGGER.debug("Request %s answered in %.0f ms: %s", request.id, total_ms, breakdown)
         self._audit.answered(request, response)
         return response
 
