@@ -14,15 +14,15 @@ APP = ROOT / "addon" / "botpsy_agent"
 MAY_IMPORT: dict[str, set[str]] = {
     "home": set(),
     "policy": {"home"},
-    "fastpath": {"home"},
+    "words": {"home"},
     "llm": set(),
     "ha": {"home"},
     "weights": set(),
-    "agent": {"home", "policy", "fastpath", "ha", "llm"},
+    "agent": {"home", "policy", "words", "ha", "llm"},
     "audit": {"agent"},
     "mqtt": {"agent", "policy"},
     "link": {"mqtt", "policy"},
-    "app": {"home", "policy", "fastpath", "llm", "ha", "weights", "agent", "audit", "mqtt", "link"},
+    "app": {"home", "policy", "words", "llm", "ha", "weights", "agent", "audit", "mqtt", "link"},
     "__main__": {"app", "audit", "weights"},
 }
 """Which parts each part may import (beyond itself and the shared modules below)."""

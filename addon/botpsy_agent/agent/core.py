@@ -23,8 +23,6 @@ import logging
 import time
 from typing import Any, Protocol
 
-from botpsy_agent.agent import grounding
-from botpsy_agent.agent.checks import CallProblem, check_call, corrected_call
 from botpsy_agent.agent.conversation import (
     CONFIRM_TTL_S,
     Conversation,
@@ -46,7 +44,6 @@ from botpsy_agent.agent.protocol import (
 )
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
-from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, call_digest
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
@@ -72,6 +69,9 @@ from botpsy_agent.policy import (
     scope,
     usable_filter,
 )
+from botpsy_agent.words import grounding
+from botpsy_agent.words.checks import CallProblem, check_call, corrected_call
+from botpsy_agent.words.recognizer import FastPath
 from tool_schemas.actions import describe
 from tool_schemas.base import Access, MappingContext, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
