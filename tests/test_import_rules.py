@@ -20,24 +20,17 @@ MAY_IMPORT: dict[str, set[str]] = {
     "weights": set(),
     "agent": {"home", "policy", "words", "ha", "llm"},
     "audit": {"agent"},
-    "mqtt": {"agent", "policy"},
-    "link": {"mqtt", "policy"},
+    "mqtt": {"agent", "policy", "audit"},
+    "link": {"mqtt", "policy", "ha"},
     "app": {"home", "policy", "words", "llm", "ha", "weights", "agent", "audit", "mqtt", "link"},
     "__main__": {"app", "audit", "weights"},
 }
 """Which parts each part may import (beyond itself and the shared modules below)."""
 
-SHARED = {"botpsy_agent.agent.protocol", "botpsy_agent.app.config"}
-"""The vocabulary every part may import: the request/response types and the options."""
+SHARED = {"botpsy_agent.agent.protocol"}
+"""The vocabulary every part may import: the request/response types."""
 
-MAY_ALSO_IMPORT: dict[str, set[str]] = {
-    "link": {"botpsy_agent.app.supervisor"},  # the Supervisor's discovery (pairing)
-    "audit": {"botpsy_agent.mqtt.door_audit"},  # what the front door refused
-    "mqtt": {
-        "botpsy_agent.audit.records",  # how a refusal is recorded, one module
-        "botpsy_agent.audit.printable",  # how a sender's text is quoted for people
-    },
-}
+MAY_ALSO_IMPORT: dict[str, set[str]] = {}
 """Single modules a part may import from a part above it, each with its reason."""
 
 MODEL_INTERFACE = "botpsy_agent.llm.planning"

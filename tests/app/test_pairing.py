@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.ha.supervisor import SupervisorAccess
 from botpsy_agent.link import spake2
 from botpsy_agent.link.channel import (
     OPEN_PRESSES_PER_MINUTE,

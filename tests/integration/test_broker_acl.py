@@ -18,7 +18,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import issue_registry as ir
 import pytest
 
-from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.ha.supervisor import SupervisorAccess
 from botpsy_agent.mqtt.signing import sign_app_message
 from custom_components.botpsy.const import DOMAIN
 from custom_components.botpsy.link import AgentLink

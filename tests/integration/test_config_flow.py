@@ -20,7 +20,7 @@ from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.ha.supervisor import SupervisorAccess
 from botpsy_agent.link.pairing import fingerprint
 from botpsy_agent.mqtt.signing import SecretFile
 from custom_components.botpsy.const import (

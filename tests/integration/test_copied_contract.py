@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from botpsy_agent.agent.protocol import Status
-from botpsy_agent.app.config import INSTANCE_PATTERN as APP_INSTANCE_PATTERN
 from botpsy_agent.mqtt.codes import ErrorCode
-from botpsy_agent.mqtt.settings import ApiSettings
+from botpsy_agent.mqtt.settings import INSTANCE_PATTERN as APP_INSTANCE_PATTERN, ApiSettings
 from botpsy_agent.mqtt.topics import Topics
 from custom_components.botpsy.answers import AUTH_CODES, DOOR_CODES, QUESTIONS
 from custom_components.botpsy.const import BASE_TOPIC, HA_PRINCIPAL, INSTANCE_PATTERN

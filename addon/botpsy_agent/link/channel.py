@@ -36,7 +36,7 @@ from pathlib import Path
 import time
 from typing import Any, Protocol
 
-from botpsy_agent.app.supervisor import SupervisorAccess
+from botpsy_agent.ha.supervisor import SupervisorAccess
 from botpsy_agent.link.pairing import (
     SECRETS_FILE,
     Pairing,

@@ -52,7 +52,7 @@ from typing import Any, Final
 
 import aiohttp
 
-from botpsy_agent.app.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
+from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
 from botpsy_agent.link import spake2
 from botpsy_agent.mqtt import signing
 

@@ -15,6 +15,7 @@ import secrets as random
 from typing import Any
 
 from botpsy_agent.agent.protocol import Agent
+from botpsy_agent.audit.door import DoorAudit
 from botpsy_agent.mqtt.announce import (
     AnnouncedModel,
     discovery_payload,
@@ -31,7 +32,6 @@ from botpsy_agent.mqtt.dispatch import (
     PrincipalCheck,
     RequestMessage,
 )
-from botpsy_agent.mqtt.door_audit import DoorAudit
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import (
     ReplayGuard,
