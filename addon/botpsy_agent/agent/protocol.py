@@ -63,9 +63,8 @@ class AgentRequest:
     principal: Principal
     language: str = "en"
     conversation_id: str | None = None
-    device_id: str | None = None
-    """Where the speaker is (a satellite's device), for "the lights here"."""
     area_id: str | None = None
+    """Where the speaker is (a satellite's area), for "the lights here"."""
     dry_run: bool = False
     """Plan and authorise, execute nothing."""
 

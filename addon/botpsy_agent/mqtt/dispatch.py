@@ -436,7 +436,6 @@ def _agent_request(parsed: WireRequest, principal: Principal) -> AgentRequest:
         principal=principal,
         language=parsed.language,
         conversation_id=parsed.conversation_id,
-        device_id=parsed.device_id,
         area_id=parsed.area_id,
         dry_run=parsed.dry_run,
     )
