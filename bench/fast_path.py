@@ -12,10 +12,10 @@ import time
 from typing import Any
 
 from bench.stats import percentile
-from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.home.model import Home
 from botpsy_agent.home.resolve import ResolutionError, resolve_call
 from botpsy_agent.policy import Principal, authorize, parse_policy, usable_filter
+from botpsy_agent.words.recognizer import FastPath
 from devkit.homes import family_home, generated_home
 from tool_schemas.base import MappingContext
 

@@ -33,12 +33,12 @@ import aiohttp
 
 from bench.coverage_commands import RENAMED, Command, Names, commands, original_names
 from bench.stats import percentile
-from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.ha.client import HaClient, HaEndpoint
 from botpsy_agent.ha.index import EntityIndex
 from botpsy_agent.home.model import Home
 from botpsy_agent.home.resolve import ResolutionError, resolve_call
 from botpsy_agent.policy import Allow, Confirm, Principal, authorize, parse_policy, usable_filter
+from botpsy_agent.words.recognizer import FastPath
 from demo.home_setup import onboard, set_up_home
 from demo.stack import DemoStack, ModelChoice
 from tool_schemas.base import MappingContext
@@ -311,11 +311,11 @@ def report(results: dict[str, Any], stamp: str) -> str:
         "area's lights.",
         "",
         "Notes. The phrasings were written first; the fast path's own templates "
-        "(addon/botpsy_agent/fastpath/sentences/en.yaml) were added after this evaluation showed "
+        "(addon/botpsy_agent/words/sentences/en.yaml) were added after this evaluation showed "
         'which phrasings only HA\'s fallback matcher answered ("dim the … to 20%", "set the '
         '… lights to 50%", "are the lights on in the …?", "set the volume of the … to 35"). '
         "The 'misspelt' commands drop one letter from a name or add filler words: our fast "
-        "path mends them and matches strictly (addon/botpsy_agent/fastpath/fuzzy.py), HA uses "
+        "path mends them and matches strictly (addon/botpsy_agent/words/fuzzy.py), HA uses "
         "its fuzzy fallback matcher. Time, date and broadcasts stay with the model "
         "(docs/decisions.md, D33).",
         "",

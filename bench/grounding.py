@@ -1,4 +1,4 @@
-"""The grounding check's cost (agent/grounding.py; target: p99 <= 5 ms a call).
+"""The grounding check's cost (words/grounding.py; target: p99 <= 5 ms a call).
 
 Resolved calls on a generated 500-entity home against request texts that ground them, that
 name other things, and that name nothing of the home (the dearest case: the whole home's
@@ -13,8 +13,8 @@ import time
 from typing import Any
 
 from bench.stats import percentile
-from botpsy_agent.agent import grounding
 from botpsy_agent.home.resolve import ResolutionError, resolve_call
+from botpsy_agent.words import grounding
 from devkit.homes import generated_home
 from tool_schemas.base import MappingContext
 from tool_schemas.catalog import parse_tool_call

@@ -28,8 +28,9 @@ from typing import Any
 
 import aiohttp
 
-from botpsy_agent.app.config import DEFAULT_OPTIONS, ModelChoice as Quant, parse_options
+from botpsy_agent.app.config import DEFAULT_OPTIONS, parse_options
 from botpsy_agent.weights.catalog import CATALOG, HUGGING_FACE_BASE_URL
+from botpsy_agent.weights.options import ModelChoice as Quant
 from botpsy_agent.weights.store import ensure_model, plan_model
 from demo.assist import AssistClient, show_assist
 from demo.client import WARM_UP_RETRY_S, AgentClient

@@ -16,8 +16,8 @@ import signal
 import sys
 from typing import Any
 
-from botpsy_agent.app.config import ModelChoice
 from botpsy_agent.weights.catalog import CATALOG
+from botpsy_agent.weights.options import ModelChoice
 from devkit.mosquitto import MosquittoBroker
 from devkit.supervisor import MqttServiceData, SupervisorStandIn
 from tests.ha_server import HomeAssistantApiServer

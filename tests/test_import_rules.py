@@ -15,19 +15,19 @@ MAY_IMPORT: dict[str, set[str]] = {
     "contract": set(),  # shared with the integration: the standard library only (D67)
     "home": set(),
     "policy": {"home"},
-    "fastpath": {"home"},
+    "words": {"home"},
     "llm": set(),
     "ha": {"home"},
     "weights": set(),
-    "agent": {"contract", "home", "policy", "fastpath", "ha", "llm"},
+    "agent": {"contract", "home", "policy", "words", "ha", "llm"},
     "audit": {"agent"},
-    "mqtt": {"contract", "agent", "policy"},
-    "link": {"contract", "mqtt", "policy"},
+    "mqtt": {"contract", "agent", "policy", "audit"},
+    "link": {"contract", "mqtt", "policy", "ha"},
     "app": {
         "contract",
         "home",
         "policy",
-        "fastpath",
+        "words",
         "llm",
         "ha",
         "weights",
@@ -40,17 +40,10 @@ MAY_IMPORT: dict[str, set[str]] = {
 }
 """Which parts each part may import (beyond itself and the shared modules below)."""
 
-SHARED = {"botpsy_agent.agent.protocol", "botpsy_agent.app.config"}
-"""The vocabulary every part may import: the request/response types and the options."""
+SHARED = {"botpsy_agent.agent.protocol"}
+"""The vocabulary every part may import: the request/response types."""
 
-MAY_ALSO_IMPORT: dict[str, set[str]] = {
-    "link": {"botpsy_agent.app.supervisor"},  # the Supervisor's discovery (pairing)
-    "audit": {"botpsy_agent.mqtt.door_audit"},  # what the front door refused
-    "mqtt": {
-        "botpsy_agent.audit.records",  # how a refusal is recorded, one module
-        "botpsy_agent.audit.printable",  # how a sender's text is quoted for people
-    },
-}
+MAY_ALSO_IMPORT: dict[str, set[str]] = {}
 """Single modules a part may import from a part above it, each with its reason."""
 
 MODEL_INTERFACE = "botpsy_agent.llm.planning"

@@ -16,7 +16,7 @@ from pathlib import Path
 import sys
 
 from botpsy_agent import __version__
-from botpsy_agent.audit.cli import add_audit_command
+from botpsy_agent.app.audit_command import add_audit_command
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from botpsy_agent.agent import grounding
 from botpsy_agent.agent.narrowing import listed_uids, narrowed_schemas, with_listed_uids
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.model_info import ToolFormat
 from botpsy_agent.llm.parse import parse_output
 from botpsy_agent.llm.planning import Offer
 from botpsy_agent.policy import scope
+from botpsy_agent.words import grounding
 from devkit.homes import family_home
 from tests.policy.policies import admin, family_policy
 

@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 
 from botpsy_agent.app.broker_acl import BrokerAcl, find_broker_acl
-from botpsy_agent.app.supervisor import SupervisorClient
+from botpsy_agent.ha.supervisor import SupervisorClient
 from botpsy_agent.mqtt.announce import info_payload
 from botpsy_agent.mqtt.settings import ApiSettings
 from devkit.supervisor import MqttServiceData, SupervisorStandIn

@@ -13,8 +13,8 @@ import sys
 from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
 
-from botpsy_agent.app.config import ModelChoice
 from botpsy_agent.weights.catalog import CATALOG
+from botpsy_agent.weights.options import ModelChoice
 from devkit.mosquitto import MosquittoBroker, free_port
 from devkit.supervisor import MqttServiceData, SupervisorStandIn
 from tests.ha_server import HomeAssistantApiServer

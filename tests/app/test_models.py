@@ -18,7 +18,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from botpsy_agent.app.config import DEFAULT_OPTIONS, ModelChoice, ModelSettings, parse_options
+from botpsy_agent.app.config import DEFAULT_OPTIONS, parse_options
 from botpsy_agent.weights import (
     CATALOG,
     DownloadError,
@@ -28,6 +28,7 @@ from botpsy_agent.weights import (
     plan_model,
     remove_other_models,
 )
+from botpsy_agent.weights.options import ModelChoice, ModelSettings
 from devkit.model_host import ModelHostStandIn, ServedRequest
 from tests.app.model_host import NAME
 

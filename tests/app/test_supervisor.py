@@ -9,13 +9,8 @@ import aiohttp
 import pytest
 
 from botpsy_agent.app.config import MqttOverride, Secret, parse_options
-from botpsy_agent.app.startup import resolve_broker
-from botpsy_agent.app.supervisor import (
-    SupervisorClient,
-    SupervisorError,
-    describe_broker,
-    resolve_mqtt,
-)
+from botpsy_agent.app.startup import resolve_broker, resolve_mqtt
+from botpsy_agent.ha.supervisor import SupervisorClient, SupervisorError
 from botpsy_agent.mqtt.settings import MqttVersion, TlsSettings
 from devkit.mosquitto import free_port
 from devkit.supervisor import MqttServiceData, SupervisorStandIn
@@ -47,7 +42,9 @@ async def test_the_supervisors_broker_is_used_by_default(
     assert settings.source == "supervisor"
     assert supervisor.requests == ["GET /services/mqtt"]
     assert supervisor.mqtt.password not in repr(settings)
-    assert describe_broker(settings) == ("mqtt://addons@core-mosquitto:1883 (from supervisor)")
+    service = await client_for(supervisor, session).mqtt_service()
+    assert service.password == supervisor.mqtt.password
+    assert supervisor.mqtt.password not in repr(service)
 
 
 async def test_an_own_login_on_the_supervisors_broker(
@@ -68,7 +65,6 @@ async def test_another_broker_in_the_options_skips_the_supervisor(
     assert (settings.host, settings.port, settings.tls) == ("broker.lan", 8883, True)
     assert settings.source == "options"
     assert supervisor.requests == []
-    assert describe_broker(settings) == "mqtts://me@broker.lan:8883 (from options)"
 
 
 async def test_no_broker_app_installed_is_a_clear_error(

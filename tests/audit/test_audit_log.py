@@ -19,11 +19,11 @@ from botpsy_agent.agent.protocol import (
     Path as AnswerPath,
     Status,
 )
+from botpsy_agent.audit.door import Refusal
 from botpsy_agent.audit.log import AuditLog, rotated_paths
 from botpsy_agent.audit.read import AuditFilter, AuditReader, format_record, parse_when
-from botpsy_agent.audit.records import redact
-from botpsy_agent.mqtt.door_audit import Refusal
 from botpsy_agent.policy import Principal
+from tool_schemas.redact import redact
 
 SECRET_TEXT = "tell grandma the door code is 4711"
 START = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)

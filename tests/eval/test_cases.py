@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.home.model import Area, Entity, Floor, Home
+from botpsy_agent.words.recognizer import FastPath
 from demo.paths import load_devices
 from devkit import real_models
 from tests.eval.cases import CaseError, load_cases, parse_case

@@ -18,8 +18,8 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import issue_registry as ir
 import pytest
 
-from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.contract import sign_app_message
+from botpsy_agent.ha.supervisor import SupervisorAccess
 from custom_components.botpsy.const import DOMAIN
 from custom_components.botpsy.link import AgentLink
 from devkit.supervisor import MqttServiceData, SupervisorStandIn

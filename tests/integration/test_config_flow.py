@@ -21,8 +21,8 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 import yaml
 
-from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.contract import fingerprint
+from botpsy_agent.ha.supervisor import SupervisorAccess
 from botpsy_agent.mqtt.signing import SecretFile
 from custom_components.botpsy.const import (
     CONF_APP_SLUG,

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent.agent import grounding
 from botpsy_agent.agent.narrowing import narrowed_schemas
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.conformance import outside_grammar
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planner import held_to_grammar
 from botpsy_agent.policy import scope
+from botpsy_agent.words import grounding
 from devkit.homes import family_home
 from tests.policy.policies import admin, family_policy
 

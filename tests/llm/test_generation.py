@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent.agent import grounding
 from botpsy_agent.agent.narrowing import narrowed_schemas
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.conformance import outside_grammar
@@ -19,6 +18,7 @@ from botpsy_agent.llm.parse import parse_output
 from botpsy_agent.llm.planning import Offer
 from botpsy_agent.llm.prompt import build_prefix, render_prompt
 from botpsy_agent.policy import scope
+from botpsy_agent.words import grounding
 from devkit.homes import family_home
 from tests.policy.policies import admin, child, family_policy, guest
 from tool_schemas.catalog import TOOLS, parse_tool_call

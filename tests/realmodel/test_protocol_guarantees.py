@@ -31,11 +31,11 @@ import pytest
 from botpsy_agent.agent.core import BotPsyAgent
 from botpsy_agent.agent.protocol import AgentResponse, Outcome, Path as AnswerPath, Status
 from botpsy_agent.agent.speech import Phrasebook
-from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.planner import LlmPlanner
 from botpsy_agent.llm.worker import ModelWorker
 from botpsy_agent.policy import Principal
+from botpsy_agent.words.recognizer import FastPath
 from devkit.real_models import DEFAULT_MODEL, fetch
 from tests.agent.support import admin, ask, home_policy
 from tests.ha_bridge import HaBridge

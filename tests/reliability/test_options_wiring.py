@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 import shutil
 
-from botpsy_agent.app.config import ModelChoice, parse_options
+from botpsy_agent.app.config import parse_options
 from botpsy_agent.app.startup import build_config
 from botpsy_agent.weights.catalog import CATALOG
+from botpsy_agent.weights.options import ModelChoice
 from devkit.supervisor import MqttServiceData, SupervisorStandIn
 
 

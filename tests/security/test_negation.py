@@ -15,12 +15,12 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import entity_registry as er
 import pytest
 
-from botpsy_agent.agent import grounding
 from botpsy_agent.agent.narrowing import narrowed_schemas
-from botpsy_agent.agent.negation import affirmed
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.agent.protocol import Outcome, Status
 from botpsy_agent.policy import scope
+from botpsy_agent.words import grounding
+from botpsy_agent.words.negation import affirmed
 from devkit.homes import family_home
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
 from tests.ha_bridge import HaBridge, wait_until

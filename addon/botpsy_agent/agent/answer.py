@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from botpsy_agent.agent.grounding import PREPARED_BY
 from botpsy_agent.agent.protocol import Status
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.turn import (
@@ -36,6 +35,7 @@ from botpsy_agent.agent.turn import (
     Turn,
 )
 from botpsy_agent.home.model import Home
+from botpsy_agent.words.grounding import PREPARED_BY
 
 
 def say_turn(

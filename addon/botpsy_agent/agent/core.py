@@ -21,9 +21,12 @@ import logging
 import time
 from typing import Any
 
-from botpsy_agent.agent import grounding
 from botpsy_agent.agent.answer import say_turn
-from botpsy_agent.agent.conversation import CONFIRM_TTL_S, Conversation, ConversationStore
+from botpsy_agent.agent.conversation import (
+    CONFIRM_TTL_S,
+    Conversation,
+    ConversationStore,
+)
 from botpsy_agent.agent.narrowing import listed_uids, narrowed_schemas, with_listed_uids
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.agent.pending import PendingAnswers
@@ -40,7 +43,6 @@ from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.agent.turn import Answered, Closing, Executed, Step, Turn
 from botpsy_agent.contract import ErrorCode
-from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.home.model import Home
 from botpsy_agent.llm.planning import (
     Offer,
@@ -52,7 +54,13 @@ from botpsy_agent.llm.planning import (
     StepTimings,
     request_context,
 )
-from botpsy_agent.policy import Policy, Principal, scope
+from botpsy_agent.policy import (
+    Policy,
+    Principal,
+    scope,
+)
+from botpsy_agent.words import grounding
+from botpsy_agent.words.recognizer import FastPath
 from tool_schemas.base import Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 

@@ -33,10 +33,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from botpsy_agent.agent import grounding
 from botpsy_agent.agent.offer import SINGLE_ENTITY_FIELDS
 from botpsy_agent.home.model import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
+from botpsy_agent.words import grounding
 from tool_schemas.base import Access
 
 ENTITY_FIELDS = ("entity_id", *SINGLE_ENTITY_FIELDS)

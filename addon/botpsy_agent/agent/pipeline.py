@@ -16,9 +16,6 @@ from datetime import datetime
 import time
 from typing import Protocol
 
-from botpsy_agent.agent import grounding
-from botpsy_agent.agent.checks import CallProblem, check_call, corrected_call
-from botpsy_agent.agent.content import with_request_content
 from botpsy_agent.agent.conversation import Conversation, ConversationStore, PendingConfirmation
 from botpsy_agent.agent.protocol import (
     ActionReport,
@@ -61,6 +58,9 @@ from botpsy_agent.policy import (
     readable_result,
     usable_filter,
 )
+from botpsy_agent.words import grounding
+from botpsy_agent.words.checks import CallProblem, check_call, corrected_call
+from botpsy_agent.words.content import with_request_content
 from tool_schemas.actions import describe
 from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool

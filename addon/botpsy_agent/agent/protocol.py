@@ -49,7 +49,8 @@ class AgentRequest:
     language: str = "en"
     conversation_id: str | None = None
     device_id: str | None = None
-    """Where the speaker is (a satellite's device), for "the lights here"."""
+    """The voice device (satellite) that heard the request: HA's own intents (timers,
+    broadcasts) are handed back to Assist for it."""
     area_id: str | None = None
     dry_run: bool = False
     """Plan and authorise, execute nothing."""

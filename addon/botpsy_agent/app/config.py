@@ -20,10 +20,12 @@ import json
 from pathlib import Path, PurePosixPath
 import re
 from typing import Any, Final
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from botpsy_agent.contract import INSTANCE_PATTERN
 from botpsy_agent.llm.server import key_safe_over
+from botpsy_agent.mqtt.settings import INSTANCE_RULE
+from botpsy_agent.weights.options import ModelChoice, ModelSettings, model_file_name
 
 DEFAULT_OPTIONS_PATH: Final = Path("/data/options.json")
 DEFAULT_CONFIG_DIR: Final = Path("/config")
@@ -33,7 +35,6 @@ CONFIG_DIR_ENV: Final = "BOTPSY_CONFIG_DIR"
 DATA_DIR_ENV: Final = "BOTPSY_DATA_DIR"
 """Move the two folders elsewhere (development, the demo, tests)."""
 
-INSTANCE_RULE: Final = "1-32 of a-z, 0-9, '_' or '-', starting with a letter or digit"
 LANGUAGE_PATTERN: Final = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")
 SHA256_PATTERN: Final = re.compile(r"[0-9a-fA-F]{64}")
 HOST_PATTERN: Final = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.:_-]{0,252}[A-Za-z0-9])?")
@@ -62,15 +63,6 @@ OPTIONAL_OPTIONS: Final = frozenset(
     {"custom_model", "custom_model_sha256", "model_mirror", "pairing_by_code"}
 )
 """Options that have no default: absent means not set (`?` in the config.yaml schema)."""
-
-
-class ModelChoice(StrEnum):
-    """The model file to run: one of the published quantizations, or the user's own."""
-
-    Q8_0 = "Q8_0"
-    Q4_K_M = "Q4_K_M"
-    BF16 = "BF16"
-    CUSTOM = "custom"
 
 
 class LogLevel(StrEnum):
@@ -102,28 +94,6 @@ class Secret:
 
     def __hash__(self) -> int:
         return hash(("Secret", self._value))
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """Which model file, where it comes from, and how it runs."""
-
-    choice: ModelChoice
-    custom_source: str | None
-    """`custom` only: an http(s) URL or an absolute path of a `.gguf` file."""
-    sha256: str | None
-    """Expected SHA-256 (lower case) of a custom file; None = not checked."""
-    mirror: str | None
-    """Base URL that replaces the catalogue's Hugging Face address (a mirror or proxy)."""
-    offline: bool
-    """Never download: use a file already in the models folder, or stop with a clear error."""
-    threads: int | None
-    """None = automatic (the CPUs this container may use)."""
-    context_length: int
-    thinking_budget: int
-    """Tokens the model may think before answering; 0 = thinking off."""
-    snapshot_disk_mb: int = 256
-    """Disk space for prefix snapshots kept across restarts; 0 = none kept."""
 
 
 @dataclass(frozen=True)
@@ -575,25 +545,6 @@ def _server_url(value: object) -> str:
     if parts.scheme not in {"http", "https"} or not parts.netloc:
         raise _Invalid(f"must be an http:// or https:// address, got {text!r}")
     return text
-
-
-def model_file_name(url: str) -> str:
-    """The file name a model URL is saved under, checked *after* URL-decoding (issue 18,
-    finding 8: `..%2F..%2Fdata%2Fevil.gguf` decoded to a path outside the models folder).
-    Raises ValueError when the decoded name is not one plain `.gguf` file name."""
-    raw = PurePosixPath(urlsplit(url).path).name
-    name = unquote(raw)
-    if (
-        not name
-        or name in {".", ".."}
-        or any(c in name for c in "/\\\0")
-        or name.startswith(".")
-        or not name.isprintable()
-    ):
-        raise ValueError(f"the file name {raw!r} decodes to {name!r}, not a plain file name")
-    if not name.endswith(".gguf"):
-        raise ValueError("must name a .gguf file")
-    return name
 
 
 def _is_under(path: PurePosixPath, roots: tuple[str, ...]) -> bool:

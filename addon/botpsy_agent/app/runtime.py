@@ -27,7 +27,6 @@ from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.app.broker_acl import SHARE_DIR, BrokerAcl, find_broker_acl
 from botpsy_agent.app.health import HealthState
-from botpsy_agent.app.supervisor import SupervisorAccess, SupervisorClient
 from botpsy_agent.audit.log import AuditLog, audit_path
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.errors import HaError
@@ -36,6 +35,7 @@ from botpsy_agent.ha.index import EntityIndex
 from botpsy_agent.ha.pairing_codes import HomeAssistantCodes
 from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.ha.selfcheck import self_check
+from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient
 from botpsy_agent.link.channel import IntegrationChannel
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
 from botpsy_agent.llm.planner import LlmPlanner

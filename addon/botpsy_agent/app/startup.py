@@ -14,20 +14,24 @@ import logging
 import os
 from pathlib import Path
 import signal
+from typing import Final
 
 import aiohttp
 
-from botpsy_agent.app.config import LogLevel, OptionsError, Settings, load_app_settings
+from botpsy_agent.app.config import (
+    LogLevel,
+    MqttOverride,
+    MqttSettings,
+    OptionsError,
+    Secret,
+    Settings,
+    load_app_settings,
+)
 from botpsy_agent.app.cpu import cpu_problem
 from botpsy_agent.app.health import HEALTH_FILE_NAME, RUN_DIR_ENV
 from botpsy_agent.app.runtime import App, RuntimeConfig, StartupProblem
-from botpsy_agent.app.supervisor import (
-    SupervisorAccess,
-    SupervisorClient,
-    SupervisorError,
-    resolve_mqtt,
-)
 from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
@@ -53,7 +57,7 @@ class ResolveError(Exception):
 async def resolve_broker(
     settings: Settings, session: aiohttp.ClientSession, environ: Mapping[str, str]
 ) -> BrokerSettings:
-    """The broker `supervisor.resolve_mqtt` chooses (the options' own, else the Supervisor's),
+    """The broker `resolve_mqtt` chooses (the options' own, else the Supervisor's),
     as the MQTT connection takes it."""
     override = settings.mqtt
     try:
@@ -200,3 +204,53 @@ _LEVELS = {
     LogLevel.WARNING: logging.WARNING,
     LogLevel.ERROR: logging.ERROR,
 }
+
+
+DEFAULT_MQTT_PORT: Final = 1883
+DEFAULT_MQTTS_PORT: Final = 8883
+OWN_BROKER_PROTOCOL: Final = "5"
+"""A broker of the options speaks MQTT 5 (answers then follow its response-topic and
+correlation-data properties); the Supervisor's says which version it speaks."""
+
+
+async def resolve_mqtt(override: MqttOverride, client: SupervisorClient | None) -> MqttSettings:
+    """The broker to use: the options' own broker, or the Supervisor's with optional login.
+
+    * `mqtt.host` set: that broker, with the options' port, TLS and login; the Supervisor
+      is not asked.
+    * otherwise: the Supervisor's broker; `mqtt.username`/`mqtt.password`, when set,
+      replace the shared login it hands out (a dedicated user with its own ACL).
+    """
+    if override.host is not None:
+        tls = bool(override.tls)
+        return MqttSettings(
+            host=override.host,
+            port=override.port or (DEFAULT_MQTTS_PORT if tls else DEFAULT_MQTT_PORT),
+            username=override.username,
+            password=override.password,
+            tls=tls,
+            ca_file=override.ca_file,
+            protocol=OWN_BROKER_PROTOCOL,
+            source="options",
+        )
+    if client is None:
+        raise SupervisorError(
+            "no_supervisor",
+            "no MQTT broker: set mqtt.host in the options, or run the app under the Supervisor",
+        )
+    service = await client.mqtt_service()
+    own_login = override.username is not None
+    return MqttSettings(
+        host=service.host,
+        port=service.port,
+        username=override.username if own_login else service.username,
+        password=override.password if own_login else _secret(service.password),
+        tls=service.ssl,
+        ca_file=None,
+        protocol=service.protocol,
+        source="supervisor+options" if own_login else "supervisor",
+    )
+
+
+def _secret(value: str | None) -> Secret | None:
+    return Secret(value) if value else None

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from botpsy_agent.agent.protocol import AgentRequest, AgentResponse
+from botpsy_agent.audit.door import Refusal
 from botpsy_agent.audit.records import answer_records, refusal_record, request_record
-from botpsy_agent.mqtt.door_audit import Refusal
 
 _LOGGER = logging.getLogger(__name__)
 

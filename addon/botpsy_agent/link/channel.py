@@ -36,8 +36,8 @@ from pathlib import Path
 import time
 from typing import Any, Protocol
 
-from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.contract import sign_app_message
+from botpsy_agent.ha.supervisor import SupervisorAccess
 from botpsy_agent.link.pairing import (
     SECRETS_FILE,
     Pairing,

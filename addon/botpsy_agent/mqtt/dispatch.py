@@ -23,11 +23,10 @@ import time
 from typing import Any
 
 from botpsy_agent.agent.protocol import Agent, AgentRequest, AgentResponse, Status
-from botpsy_agent.audit import records as audit_records  # a module: the two import each other
+from botpsy_agent.audit.door import DoorAudit, NoAudit, Refusal
 from botpsy_agent.contract import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode, seal_answer
 from botpsy_agent.mqtt.auth import Authenticator
 from botpsy_agent.mqtt.connection import Received
-from botpsy_agent.mqtt.door_audit import DoorAudit, NoAudit, Refusal
 from botpsy_agent.mqtt.outcomes import Conflict, OutcomeCache, fingerprint
 from botpsy_agent.mqtt.ratelimit import RateLimiter
 from botpsy_agent.mqtt.settings import ApiSettings
@@ -36,6 +35,7 @@ from botpsy_agent.mqtt.stats import DoorStats
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest, json_payload
 from botpsy_agent.policy.model import Principal
+from tool_schemas.redact import redact
 
 _LOGGER = logging.getLogger(__name__)
 _SECURITY = logging.getLogger("botpsy_agent.security")
@@ -396,7 +396,7 @@ class Dispatcher:
                 tool=action.tool,
                 arguments=dict(action.arguments)
                 if self._message_bodies
-                else audit_records.redact(action.tool, action.arguments),
+                else redact(action.tool, action.arguments),
                 entity_ids=action.entity_ids,
                 decision=action.decision,
                 rule=action.rule,

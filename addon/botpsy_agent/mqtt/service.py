@@ -15,6 +15,7 @@ import secrets as random
 from typing import Any
 
 from botpsy_agent.agent.protocol import Agent
+from botpsy_agent.audit.door import DoorAudit
 from botpsy_agent.contract import sign_app_message
 from botpsy_agent.mqtt.announce import (
     AnnouncedModel,
@@ -31,7 +32,6 @@ from botpsy_agent.mqtt.dispatch import (
     Dispatcher,
     PrincipalCheck,
 )
-from botpsy_agent.mqtt.door_audit import DoorAudit
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from botpsy_agent.mqtt.signing import (
     ReplayGuard,

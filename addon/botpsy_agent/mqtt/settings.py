@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 import re
+from typing import Final
 
-from botpsy_agent.app.config import INSTANCE_RULE
 from botpsy_agent.contract import BASE_TOPIC, INSTANCE_PATTERN
 
+INSTANCE_RULE: Final = "1-32 of a-z, 0-9, '_' or '-', starting with a letter or digit"
 TOPIC_PREFIX_PATTERN = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from botpsy_agent.app.config import ModelChoice
+from botpsy_agent.weights.options import ModelChoice
 
 HUGGING_FACE_REVISION: Final = "main"
 HUGGING_FACE_BASE_URL: Final = (

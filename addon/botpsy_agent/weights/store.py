@@ -32,7 +32,6 @@ from typing import Final
 
 import aiohttp
 
-from botpsy_agent.app.config import ModelChoice, ModelSettings, model_file_name
 from botpsy_agent.weights.catalog import CATALOG
 from botpsy_agent.weights.download import (
     MB,
@@ -41,6 +40,7 @@ from botpsy_agent.weights.download import (
     download_file,
     sha256_of,
 )
+from botpsy_agent.weights.options import ModelChoice, ModelSettings, model_file_name
 
 _LOGGER = logging.getLogger(__name__)
 

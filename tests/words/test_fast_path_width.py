@@ -16,15 +16,15 @@ import yaml
 from botpsy_agent.agent.protocol import Path, Status
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
-from botpsy_agent.fastpath.recognizer import (
+from botpsy_agent.home.model import Entity, Home
+from botpsy_agent.policy import Principal, parse_policy
+from botpsy_agent.words.recognizer import (
     INTENT_CALLS,
     SENTENCES,
     FastPath,
     StateQuestion,
     _intents,
 )
-from botpsy_agent.home.model import Entity, Home
-from botpsy_agent.policy import Principal, parse_policy
 from tests.agent.support import admin, ask, make_agent, states
 from tests.ha_bridge import HaBridge, wait_until
 

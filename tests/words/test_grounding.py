@@ -13,11 +13,11 @@ from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 import pytest
 
-from botpsy_agent.agent import grounding
 from botpsy_agent.agent.protocol import Outcome, Path, Status
 from botpsy_agent.home.resolve import resolve_call
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import PlannerTurn, PlanRequest
+from botpsy_agent.words import grounding
 from devkit.homes import family_home
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, states
 from tests.ha_bridge import HaBridge

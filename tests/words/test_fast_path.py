@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from botpsy_agent.agent.protocol import Path, Status
-from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.home.model import Home
+from botpsy_agent.words.recognizer import FastPath
 from tests.agent.support import admin, ask, make_agent, states
 from tests.ha_bridge import HaBridge
 

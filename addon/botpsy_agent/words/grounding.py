@@ -34,8 +34,10 @@ from enum import StrEnum
 from functools import cached_property, lru_cache
 import re
 
-from botpsy_agent.agent import negation
-from botpsy_agent.agent.grounding_words import (
+from botpsy_agent.home.model import Area, Entity, Floor, Home
+from botpsy_agent.home.resolve import ResolvedCall
+from botpsy_agent.words import negation
+from botpsy_agent.words.grounding_words import (
     DOMAINS,
     ELSEWHERE,
     EVERYWHERE,
@@ -50,8 +52,6 @@ from botpsy_agent.agent.grounding_words import (
     REFERRING,
     WHEN,
 )
-from botpsy_agent.home.model import Area, Entity, Floor, Home
-from botpsy_agent.home.resolve import ResolvedCall
 from tool_schemas.base import Access
 from tool_schemas.messaging import CompleteTodoItem, RemoveTodoItem
 

@@ -12,15 +12,15 @@ from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 import pytest
 
-from botpsy_agent.agent.content import (
+from botpsy_agent.agent.protocol import Status
+from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import PlanRequest
+from botpsy_agent.words.content import (
     event_title,
     list_item,
     message_body,
     with_request_content,
 )
-from botpsy_agent.agent.protocol import Status
-from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planning import PlanRequest
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
 from tests.ha_bridge import HaBridge
 from tool_schemas.catalog import parse_tool_call

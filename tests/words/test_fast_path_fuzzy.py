@@ -1,4 +1,4 @@
-"""The fast path's fallback (fastpath/fuzzy.py, issue 14 defect 7) on the real HA test home:
+"""The fast path's fallback (words/fuzzy.py, issue 14 defect 7) on the real HA test home:
 a misspelt name or filler words still reach the strict templates, and a mended sentence
 never acts on a lock, a cover or anything but a harmless device."""
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent.fastpath import fuzzy
-from botpsy_agent.fastpath.recognizer import FastPath
 from botpsy_agent.home.model import Home
+from botpsy_agent.words import fuzzy
+from botpsy_agent.words.recognizer import FastPath
 from tests.ha_bridge import HaBridge
 
 

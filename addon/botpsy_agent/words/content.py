@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 import re
 
-from botpsy_agent.agent.spoken_time import find_spoken_times
+from botpsy_agent.words.spoken_time import find_spoken_times
 from tool_schemas.base import Tool
 from tool_schemas.calendar import CreateEvent
 from tool_schemas.catalog import ToolCallError, parse_tool_call

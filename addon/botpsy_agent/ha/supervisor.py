@@ -1,4 +1,5 @@
-"""The Supervisor's API, the parts the app uses: the MQTT service and discovery.
+"""The Supervisor's API (Home Assistant's, for apps), the parts the app uses: the MQTT service
+and discovery.
 
 Inside an app container the Supervisor answers at `http://supervisor` and accepts the
 token it put in `SUPERVISOR_TOKEN` (regenerated at every app start; read it, never store
@@ -21,12 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 import logging
 import os
-from pathlib import Path
 from typing import Any, Final
 
 import aiohttp
-
-from botpsy_agent.app.config import MqttOverride, MqttSettings, Secret
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -35,11 +33,6 @@ URL_ENV: Final = "BOTPSY_SUPERVISOR_URL"
 """Overrides the Supervisor's address (tests and development, with a stand-in)."""
 TOKEN_ENVS: Final = ("SUPERVISOR_TOKEN", "HASSIO_TOKEN")
 DISCOVERY_SERVICE: Final = "botpsy"
-DEFAULT_MQTT_PORT: Final = 1883
-DEFAULT_MQTTS_PORT: Final = 8883
-OWN_BROKER_PROTOCOL: Final = "5"
-"""A broker of the options speaks MQTT 5 (answers then follow its response-topic and
-correlation-data properties); the Supervisor's says which version it speaks."""
 
 
 class SupervisorError(Exception):
@@ -75,7 +68,7 @@ class MqttService:
     port: int
     ssl: bool
     username: str | None
-    password: Secret | None
+    password: str | None = field(repr=False)
     protocol: str
     provider: str | None = None
     """The slug of the app that offers the broker (`core_mosquitto` for HA's Mosquitto
@@ -139,7 +132,7 @@ class SupervisorClient:
                 port=int(data["port"]),
                 ssl=bool(data.get("ssl", False)),
                 username=data.get("username") or None,
-                password=Secret(str(password)) if password else None,
+                password=str(password) if password else None,
                 protocol=str(data.get("protocol") or "3.1.1"),
                 provider=_provider(data),
             )
@@ -231,50 +224,3 @@ def _unwrap(status: int, payload: object, what: str) -> dict[str, Any]:
         raise SupervisorError(code, f"{what}: {reason}")
     data = payload.get("data")
     return data if isinstance(data, dict) else {}
-
-
-async def resolve_mqtt(override: MqttOverride, client: SupervisorClient | None) -> MqttSettings:
-    """The broker to use: the options' own broker, or the Supervisor's with optional login.
-
-    * `mqtt.host` set: that broker, with the options' port, TLS and login; the Supervisor
-      is not asked.
-    * otherwise: the Supervisor's broker; `mqtt.username`/`mqtt.password`, when set,
-      replace the shared login it hands out (a dedicated user with its own ACL).
-    """
-    if override.host is not None:
-        tls = bool(override.tls)
-        return MqttSettings(
-            host=override.host,
-            port=override.port or (DEFAULT_MQTTS_PORT if tls else DEFAULT_MQTT_PORT),
-            username=override.username,
-            password=override.password,
-            tls=tls,
-            ca_file=override.ca_file,
-            protocol=OWN_BROKER_PROTOCOL,
-            source="options",
-        )
-    if client is None:
-        raise SupervisorError(
-            "no_supervisor",
-            "no MQTT broker: set mqtt.host in the options, or run the app under the Supervisor",
-        )
-    service = await client.mqtt_service()
-    own_login = override.username is not None
-    return MqttSettings(
-        host=service.host,
-        port=service.port,
-        username=override.username if own_login else service.username,
-        password=override.password if own_login else service.password,
-        tls=service.ssl,
-        ca_file=None,
-        protocol=service.protocol,
-        source="supervisor+options" if own_login else "supervisor",
-    )
-
-
-def describe_broker(settings: MqttSettings) -> str:
-    """One log line about the broker, without secrets."""
-    scheme = "mqtts" if settings.tls else "mqtt"
-    user = f"{settings.username}@" if settings.username else ""
-    ca = f", CA {Path(settings.ca_file).name}" if settings.ca_file else ""
-    return f"{scheme}://{user}{settings.host}:{settings.port} (from {settings.source}{ca})"

@@ -1,4 +1,4 @@
-"""The checks the code does on a model-proposed call (agent/checks.py, agent/spoken_time.py).
+"""The checks the code does on a model-proposed call (words/checks.py, words/spoken_time.py).
 
 Pure functions of the call, the request text, the time and the home: unit tests are the right
 level. Times are checked in the home's own zone (Seoul and New York, a DST change day among
@@ -15,10 +15,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from botpsy_agent.agent.checks import CallProblem, check_call, corrected_call, said_directions
 from botpsy_agent.agent.speech import Phrasebook
-from botpsy_agent.agent.spoken_time import SpokenTime, find_spoken_times, say_when
 from botpsy_agent.home.model import Area, Entity, EntityState, Home
+from botpsy_agent.words.checks import CallProblem, check_call, corrected_call, said_directions
+from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times, say_when
 from tool_schemas.base import Tool
 from tool_schemas.catalog import parse_tool_call
 

@@ -12,9 +12,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from botpsy_agent.agent.checks import check_call, corrected_call
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.home.model import Entity, EntityState, Home
+from botpsy_agent.words.checks import check_call, corrected_call
 from tool_schemas.base import Tool
 from tool_schemas.catalog import parse_tool_call
 

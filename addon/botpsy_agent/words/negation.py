@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from botpsy_agent.agent.grounding_words import (
+from botpsy_agent.words.grounding_words import (
     CLAUSE_WORDS,
     KO_CLAUSE_ENDS,
     NEGATION_ENDINGS,

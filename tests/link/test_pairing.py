@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent.app.supervisor import SupervisorAccess
 from botpsy_agent.contract import fingerprint, sign, sign_app_message, spake2
+from botpsy_agent.ha.supervisor import SupervisorAccess
 from botpsy_agent.link.channel import (
     OPEN_PRESSES_PER_MINUTE,
     PAIRING_MESSAGES_PER_MINUTE,

@@ -1,1 +1,0 @@
-"""The fast path: HA's own sentence templates (hassil) map common commands to typed calls."""

@@ -1,0 +1,143 @@
+"""Spoken times (words/spoken_time.py) read and said back in en, ko and id.
+
+Pure functions of the text, `now` and the language. `tests/words/test_checks.py` covers the
+common phrases as the calendar checks use them; this file covers the rest of the module's
+table: weeks before and after, the parts of the day in each language, midnight's two days,
+impossible clock readings, several phrases in one request, language tags and cases.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times, say_when
+
+SEOUL = ZoneInfo("Asia/Seoul")
+# Tuesday 1 December 2026, 10:17 in Seoul.
+NOW = datetime(2026, 12, 1, 10, 17, tzinfo=SEOUL)
+TODAY = NOW.date()
+TOMORROW = date(2026, 12, 2)
+YESTERDAY = date(2026, 11, 30)  # also this week's Monday
+FRIDAY, SATURDAY, SUNDAY = date(2026, 12, 4), date(2026, 12, 5), date(2026, 12, 6)
+LAST_FRIDAY = date(2026, 11, 27)
+
+
+def only(text: str, language: str) -> SpokenTime:
+    found = find_spoken_times(text, NOW, language)
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "days", "times"),
+    [
+        # English
+        ("en", "at 12 am", [], [time(0)]),
+        ("en", "at 12 pm", [], [time(12)]),
+        ("en", "5 o'clock", [], [time(17), time(5)]),
+        ("en", "quarter past 9", [], [time(9, 15), time(21, 15)]),
+        ("en", "at 10 tonight", [TODAY], [time(22)]),
+        ("en", "coming Friday", [FRIDAY], []),
+        ("en", "next week on Monday", [date(2026, 12, 7)], []),
+        ("en", "Monday this week", [YESTERDAY], []),
+        ("en", "Friday at midnight", [FRIDAY, SATURDAY], [time(0)]),
+        ("en", "in a day", [TOMORROW], []),
+        # Korean
+        ("ko", "글피", [FRIDAY], []),
+        ("ko", "어제", [YESTERDAY], []),
+        ("ko", "다다음 주 월요일", [date(2026, 12, 14)], []),
+        ("ko", "지난주 금요일", [LAST_FRIDAY], []),
+        ("ko", "지난 월요일", [YESTERDAY], []),
+        ("ko", "새벽 2시", [], [time(2)]),
+        ("ko", "낮 1시", [], [time(13)]),
+        ("ko", "밤 12시", [], [time(0)]),
+        ("ko", "열두 시", [], [time(12), time(0)]),
+        ("ko", "오후 3:30", [], [time(15, 30)]),
+        ("ko", "금요일 자정", [FRIDAY, SATURDAY], [time(0)]),
+        ("ko", "2주 후", [date(2026, 12, 15)], []),
+        # Indonesian
+        ("id", "kemarin", [YESTERDAY], []),
+        ("id", "besok lusa", [date(2026, 12, 3)], []),
+        ("id", "tengah malam", [], [time(0)]),
+        ("id", "Jumat lalu", [LAST_FRIDAY], []),
+        ("id", "Senin minggu ini", [YESTERDAY], []),
+        ("id", "hari Minggu depan", [SUNDAY, SUNDAY + timedelta(days=7)], []),
+        ("id", "sore ini", [TODAY], []),
+        ("id", "jam 7 malam", [], [time(19)]),
+        ("id", "jam dua siang", [], [time(14)]),
+        ("id", "pukul 09.15", [], [time(9, 15)]),
+        ("id", "dalam 3 hari", [FRIDAY], []),
+    ],
+)
+def test_phrases_read_as_the_days_and_times_they_can_mean(
+    language: str, text: str, days: list[date], times: list[time]
+) -> None:
+    spoken = only(text, language)
+    assert (list(spoken.days), list(spoken.times)) == (days, times)
+    assert spoken.moment is None and spoken.invalid is None
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "minutes"),
+    [("en", "in 90 minutes", 90), ("ko", "20분 뒤", 20), ("id", "dalam 45 menit", 45)],
+)
+def test_a_relative_time_is_a_moment_counted_from_now(
+    language: str, text: str, minutes: int
+) -> None:
+    assert only(text, language).moment == NOW + timedelta(minutes=minutes)
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "at 13 pm"),  # no such hour with pm
+        ("en", "at 25:00"),
+        ("en", "dim it at 50%"),  # a level, not a time
+        ("id", "rapat minggu depan"),  # bare "minggu" is "week"; Sunday is "hari Minggu"
+    ],
+)
+def test_words_that_are_no_time_hold_no_time(language: str, text: str) -> None:
+    assert find_spoken_times(text, NOW, language) == ()
+
+
+def test_each_phrase_of_a_request_is_found_apart_in_order() -> None:
+    found = find_spoken_times("move it from tomorrow at 3 pm to Friday at 10", NOW, "en")
+    assert [(s.said, s.days, s.times) for s in found] == [
+        ("tomorrow at 3 pm", (TOMORROW,), (time(15),)),
+        ("Friday at 10", (FRIDAY,), (time(10), time(22))),
+    ]
+
+
+def test_what_was_said_keeps_its_case() -> None:
+    assert only("TOMORROW at 3 PM", "en").said == "TOMORROW at 3 PM"
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "day"),
+    [("ko-KR", "내일", TOMORROW), ("id_ID", "besok", TOMORROW), ("fr", "tomorrow", TOMORROW)],
+)
+def test_language_tags_are_read_by_their_base_and_unknown_ones_as_english(
+    language: str, text: str, day: date
+) -> None:
+    assert only(text, language).days == (day,)
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "Friday 1 January 2027 at 09:05"),
+        ("ko-KR", "2027년 1월 1일 금요일 09:05"),
+        ("id", "Jumat, 1 Januari 2027 pukul 09.05"),
+        ("fr", "Friday 1 January 2027 at 09:05"),
+    ],
+)
+def test_a_moment_next_year_is_said_with_its_year_and_time(language: str, said: str) -> None:
+    assert say_when(datetime(2027, 1, 1, 9, 5, tzinfo=SEOUL), language, NOW) == said
+
+
+def test_a_day_this_year_is_said_without_the_year() -> None:
+    assert say_when(date(2026, 12, 24), "en", NOW) == "Thursday 24 December"
+    assert say_when(date(2026, 12, 24), "id", NOW) == "Kamis, 24 Desember"
