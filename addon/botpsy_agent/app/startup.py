@@ -1,8 +1,10 @@
 """From options to a running app: resolve the broker, make sure the model is there, run.
 
 Every problem found before the app starts is one clear line; the process then exits 1
-(the Supervisor shows the log and the user fixes the option). Once running, SIGTERM or
-SIGINT stops it cleanly, within the app's stop timeout.
+(the Supervisor shows the log and the user fixes the option). A model file that must be
+downloaded is fetched by the running app, after it has connected (`model_fetch.py`); one
+already there is checked here. Once running, SIGTERM or SIGINT stops it cleanly, within the
+app's stop timeout.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import aiohttp
 from botpsy_agent.app.config import LogLevel, OptionsError, Settings, load_app_settings
 from botpsy_agent.app.cpu import cpu_problem
 from botpsy_agent.app.health import HEALTH_FILE_NAME, RUN_DIR_ENV
+from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App, RuntimeConfig, StartupProblem
 from botpsy_agent.app.supervisor import (
     SupervisorAccess,
@@ -81,25 +84,31 @@ async def resolve_model(
     settings: Settings,
     session: aiohttp.ClientSession,
     *,
-    cpu_check: Callable[[], str | None] = cpu_problem,
-) -> EngineSettings:
-    """The model file, downloaded if need be, once the CPU is known to run llama.cpp's build
-    (on one it cannot run, the library dies with "Illegal instruction" as it is loaded)."""
-    if problem := cpu_check():
+    cpu_check: Callable[[], str | None] | None = None,
+) -> tuple[EngineSettings, ModelFetch | None]:
+    """The model's settings once the CPU is known to run llama.cpp's build (on one it cannot
+    run, the library dies with "Illegal instruction" as it is loaded), and how to fetch the
+    file when it must be downloaded (None: it is here, and checked)."""
+    if problem := (cpu_check or cpu_problem)():
         raise ResolveError(f"model: {problem}")
     plan = plan_model(settings.model, settings.models_dir, settings.data_dir)
-    try:
-        path = await ensure_model(plan, session=session, offline=settings.model.offline)
-    except DownloadError as err:
-        raise ResolveError(f"model: {err}") from None
+    fetch = None
+    if plan.path.exists() or plan.url is None or settings.model.offline:
+        try:
+            await ensure_model(plan, session=session, offline=settings.model.offline)
+        except DownloadError as err:
+            raise ResolveError(f"model: {err}") from None
+    else:
+        fetch = ModelFetch(plan, offline=False)
     disk_mb = settings.model.snapshot_disk_mb
-    return EngineSettings(
-        model_path=path,
+    engine = EngineSettings(
+        model_path=plan.path,
         context_length=settings.model.context_length,
         threads=settings.model.threads,
         snapshot_dir=settings.data_dir / SNAPSHOT_FOLDER if disk_mb else None,
         snapshot_disk_mb=disk_mb,
     )
+    return engine, fetch
 
 
 async def build_config(settings: Settings, environ: Mapping[str, str]) -> RuntimeConfig:
@@ -109,7 +118,7 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         raise ResolveError(f"homeassistant: {err}") from None
     async with aiohttp.ClientSession() as session:
         broker = await resolve_broker(settings, session, environ)
-        model = await resolve_model(settings, session)
+        model, model_fetch = await resolve_model(settings, session)
     run_dir = environ.get(RUN_DIR_ENV)
     supervisor = SupervisorAccess.from_environment(environ)
     return RuntimeConfig(
@@ -124,6 +133,7 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         policy_file=settings.policy_file,
         data_dir=settings.data_dir,
         model=model,
+        model_fetch=model_fetch,
         model_server=model_server_settings(settings),
         thinking_budget=settings.model.thinking_budget,
         audit_message_bodies=settings.audit_message_bodies,
