@@ -1,10 +1,11 @@
 """From options to a running app: resolve the broker, make sure the model is there, run.
 
 Every problem found before the app starts is one clear line; the process then exits 1
-(the Supervisor shows the log and the user fixes the option). A model file that must be
-downloaded is fetched by the running app, after it has connected (`model_fetch.py`); one
-already there is checked here. Once running, SIGTERM or SIGINT stops it cleanly, within the
-app's stop timeout.
+(the Supervisor shows the log and the user fixes the option), after saying so in HA as a
+notification through the app's token (`startup_notice.py`), which the next good start
+takes away. A model file that must be downloaded is fetched by the running app, after it
+has connected (`model_fetch.py`); one already there is checked here. Once running, SIGTERM
+or SIGINT stops it cleanly, within the app's stop timeout.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 import contextlib
+import json
 import logging
 import os
 from pathlib import Path
@@ -19,11 +21,24 @@ import signal
 
 import aiohttp
 
-from botpsy_agent.app.config import LogLevel, OptionsError, Settings, load_app_settings
+from botpsy_agent.app.config import (
+    DEFAULT_OPTIONS,
+    INSTANCE_PATTERN,
+    LogLevel,
+    OptionsError,
+    Settings,
+    load_app_settings,
+)
 from botpsy_agent.app.cpu import cpu_problem
 from botpsy_agent.app.health import HEALTH_FILE_NAME, RUN_DIR_ENV
 from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App, RuntimeConfig, StartupProblem
+from botpsy_agent.app.startup_notice import (
+    STARTUP_NOTICE,
+    options_notice,
+    resolve_notice,
+    start_notice,
+)
 from botpsy_agent.app.supervisor import (
     SupervisorAccess,
     SupervisorClient,
@@ -31,6 +46,7 @@ from botpsy_agent.app.supervisor import (
     resolve_mqtt,
 )
 from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.ha.notifications import Notice, Notifications
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
@@ -39,6 +55,8 @@ from botpsy_agent.weights.download import DownloadError
 from botpsy_agent.weights.store import ensure_model, plan_model
 
 _LOGGER = logging.getLogger("botpsy_agent")
+DEFAULT_INSTANCE = str(DEFAULT_OPTIONS["instance"])
+"""The instance a notification names when the options could not be read."""
 SNAPSHOT_FOLDER = "snapshots"
 """Prefix snapshots in the app's data folder; `*.snapshot` is left out of backups."""
 
@@ -48,9 +66,11 @@ class ResolveError(Exception):
     it cannot start; `lines` says why, one problem per line. (`runtime.StartupProblem` is what
     stops a resolved app while it starts.)"""
 
-    def __init__(self, *lines: str) -> None:
+    def __init__(self, *lines: str, title: str | None = None) -> None:
         super().__init__("\n".join(lines))
         self.lines = lines
+        self.title = title
+        """What HA's notification says in its title; None: a generic one."""
 
 
 async def resolve_broker(
@@ -67,7 +87,7 @@ async def resolve_broker(
         )
         broker = await resolve_mqtt(override, client)
     except SupervisorError as err:
-        raise ResolveError(f"mqtt: {err.message}") from None
+        raise ResolveError(f"mqtt: {err.message}", title="BotPsy found no MQTT broker") from None
     return BrokerSettings(
         host=broker.host,
         port=broker.port,
@@ -90,14 +110,16 @@ async def resolve_model(
     run, the library dies with "Illegal instruction" as it is loaded), and how to fetch the
     file when it must be downloaded (None: it is here, and checked)."""
     if problem := (cpu_check or cpu_problem)():
-        raise ResolveError(f"model: {problem}")
+        raise ResolveError(f"model: {problem}", title="BotPsy cannot run on this processor")
     plan = plan_model(settings.model, settings.models_dir, settings.data_dir)
     fetch = None
     if plan.path.exists() or plan.url is None or settings.model.offline:
         try:
             await ensure_model(plan, session=session, offline=settings.model.offline)
         except DownloadError as err:
-            raise ResolveError(f"model: {err}") from None
+            raise ResolveError(
+                f"model: {err}", title=f"BotPsy did not start: its model file ({err.code})"
+            ) from None
     else:
         fetch = ModelFetch(plan, offline=False)
     disk_mb = settings.model.snapshot_disk_mb
@@ -171,6 +193,7 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     except OptionsError as err:
         for line in err.problems:
             _LOGGER.error("%s", line)  # noqa: TRY400 - one clear line per problem, no trace
+        await tell_home_assistant(env, options_notice(err.problems), instance_in(options))
         return 1
     logging.getLogger().setLevel(_LEVELS[settings.log_level])
     for note in settings.notes:
@@ -180,6 +203,7 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     except ResolveError as err:
         for line in err.lines:
             _LOGGER.error("%s", line)  # noqa: TRY400
+        await tell_home_assistant(env, resolve_notice(err.lines, err.title), settings.instance)
         return 1
     app = App(config)
     stop = asyncio.Event()
@@ -189,19 +213,45 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     try:
         await app.start()
     except PolicyError as err:
-        for problem in err.problems:
-            _LOGGER.error("%s", problem.render(err.source))  # noqa: TRY400
+        lines = [problem.render(err.source) for problem in err.problems]
+        for line in lines:
+            _LOGGER.error("%s", line)  # noqa: TRY400
         await app.stop()
+        await app.notifications.show(start_notice(err, lines))
         return 1
     except (TimeoutError, OSError, StartupProblem) as err:
         _LOGGER.error("Start-up failed: %s", err)  # noqa: TRY400 - the message is the diagnosis
         await app.stop()
+        await app.notifications.show(start_notice(err, [f"Start-up failed: {err}"]))
         return 1
+    await app.notifications.dismiss(STARTUP_NOTICE)  # a problem of an earlier start is gone
     await stop.wait()
     _LOGGER.info("Stopping…")
     with contextlib.suppress(Exception):
         await app.stop()
     return 0
+
+
+def instance_in(options: Path) -> str | None:
+    """The `instance` option as written, when it is valid although other options are not."""
+    try:
+        raw = json.loads(options.read_text(encoding="utf-8"))
+    except OSError, ValueError:
+        return None
+    instance = raw.get("instance") if isinstance(raw, dict) else None
+    return instance if isinstance(instance, str) and INSTANCE_PATTERN.fullmatch(instance) else None
+
+
+async def tell_home_assistant(
+    environ: Mapping[str, str], notice: Notice, instance: str | None = None
+) -> None:
+    """Raise `notice` in HA before the app stops, when HA's address and a token are known
+    (under the Supervisor they always are). `instance` is the option's, when it was read."""
+    try:
+        endpoint = HaEndpoint.from_environment(environ)
+    except ValueError:
+        return  # nowhere to say it: the log has it
+    await Notifications(endpoint, instance or DEFAULT_INSTANCE).show(notice)
 
 
 _LEVELS = {
