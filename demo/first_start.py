@@ -48,6 +48,7 @@ async def local_model_server() -> AsyncIterator[FirstStart]:
     when the demo ends."""
     with tempfile.TemporaryDirectory(prefix="botpsy-first-start-") as folder:
         root = Path(folder)
+        (root / "pki").mkdir()
         pki = ThrowawayPki.create(root / "pki")
         body = cached_model(TINY_QWEN35, "tiny-qwen35").read_bytes()
         name = CATALOG[ModelChoice.Q8_0].file_name  # the default option's file
