@@ -4,6 +4,7 @@
     python -m demo --once "turn on the kitchen light" [--user child]
     python -m demo --once "turn on the kitchen light" --via assist
     python -m demo --model path/to/BotPsy-0.8B-Q8_0.gguf
+    python -m demo --first-start --once "..."   an empty models folder: the download shown
 
 Requests go to the app over its MQTT topic API (signed for the chosen user), or with
 --via assist through Home Assistant's own Assist (conversation API, our integration's agent;
@@ -29,11 +30,14 @@ from typing import Any
 import aiohttp
 
 from botpsy_agent.app.config import DEFAULT_OPTIONS, parse_options
+from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.weights.catalog import CATALOG, HUGGING_FACE_BASE_URL
+from botpsy_agent.weights.download import DownloadProgress
 from botpsy_agent.weights.options import ModelChoice as Quant
 from botpsy_agent.weights.store import ensure_model, plan_model
 from demo.assist import AssistClient, show_assist
 from demo.client import WARM_UP_RETRY_S, AgentClient
+from demo.first_start import local_model_server
 from demo.prompt import Prompt
 from demo.stack import (
     INSTANCE,
@@ -88,8 +92,8 @@ async def _online(url: str) -> bool:
         return False
 
 
-def _progress(line: str) -> None:
-    say(line)
+def _progress(progress: DownloadProgress) -> None:
+    say(f"downloading {progress.name}: {progress.text()}")
 
 
 def show(answer: dict[str, Any], *, breakdown: bool = False) -> None:
@@ -253,8 +257,19 @@ async def converse(
 
 async def main(args: argparse.Namespace) -> int:
     quiet_libraries()
+    if args.first_start:
+        async with local_model_server() as first:
+            say(f"first start: an empty models folder; the model comes from {first.fetch.plan.url}")
+            model = ModelChoice(first.model_path, stand_in=True)
+            return await run_stack(args, model, model_fetch=first.fetch)
     model = await choose_model(args.model, stand_in=args.stand_in)
-    async with DemoStack(model, say) as stack:
+    return await run_stack(args, model)
+
+
+async def run_stack(
+    args: argparse.Namespace, model: ModelChoice, *, model_fetch: ModelFetch | None = None
+) -> int:
+    async with DemoStack(model, say, model_fetch=model_fetch) as stack:
         client = AgentClient(stack.broker.host, stack.broker.port, INSTANCE, stack.secret)
         await client.connect()
         try:
@@ -312,6 +327,12 @@ def run() -> None:
     )
     parser.add_argument(
         "--stand-in", action="store_true", help="use the generated stand-in model even when online"
+    )
+    parser.add_argument(
+        "--first-start",
+        action="store_true",
+        help="start with an empty models folder: the app downloads the (stand-in) model from a "
+        "local file server after it has connected, and the demo prints each model state",
     )
     args = parser.parse_args()
     code = 130

@@ -18,11 +18,13 @@ import time
 import aiohttp
 
 from botpsy_agent.agent.core import AgentSettings
+from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
+from demo.first_start import report_model_state
 from demo.home_setup import (
     DemoAccounts,
     add_botpsy_integration,
@@ -77,6 +79,7 @@ class DemoStack:
         model_server: ServerSettings | None = None,
         ha_pythonpath: Path | None = None,
         extra_config: str = "",
+        model_fetch: ModelFetch | None = None,
     ) -> None:
         self.model = model
         self.progress = progress
@@ -87,6 +90,9 @@ class DemoStack:
         """Extra packages for HA's own integrations (the peer bench's openai), not the repo."""
         self.extra_config = extra_config
         """YAML appended to HA's configuration.yaml (the peer bench's assist_pipeline)."""
+        self.model_fetch = model_fetch
+        """Set for a first start: the app downloads `model.path` after it has connected."""
+        self._model_report: asyncio.Task[None] | None = None
         self.broker = MosquittoBroker(workdir=run_dir / "mosquitto")
         self.ha_port = free_port()
         self.ha_process: asyncio.subprocess.Process | None = None
@@ -268,6 +274,7 @@ class DemoStack:
                 policy_file=policy,
                 data_dir=data,
                 model=model,
+                model_fetch=self.model_fetch,
                 model_server=self.model_server,
                 agent=AgentSettings(),
                 health_file=self.run_dir / "health.json",
@@ -277,6 +284,16 @@ class DemoStack:
             "starting the BotPsy app (HA bridge, policy, MQTT; the model loads in the background)"
         )
         await self.app.start()
+        if self.model_fetch is not None:
+            app = self.app
+            self._model_report = asyncio.create_task(
+                report_model_state(
+                    app.model_stats, lambda: app.health.snapshot.detail, self.progress
+                )
+            )
+            self.progress("the app is up (HA and MQTT connected); it downloads its model now")
+            while app.worker is None and "download failed" not in app.health.snapshot.detail:  # noqa: ASYNC110 - polls the app as its report does
+                await asyncio.sleep(0.2)
         if self.app.worker is not None:
             self.progress(f"loading the model {self.model.path.name if self.model.path else ''}")
             await self.app.worker.wait_loaded()
@@ -302,6 +319,11 @@ class DemoStack:
 
     async def stop(self) -> None:
         self._stopping = True
+        if self._model_report is not None:
+            self._model_report.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._model_report
+            self._model_report = None
         if self._supervisor is not None:
             self._supervisor.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -7,7 +7,9 @@ memory the way a file host does (`Content-Length`, `Range: bytes=N-` answered wi
 * `cut_once`: for a file name, send only that many bytes of the body the first time, then
   close the connection (a broken download: fewer bytes than `Content-Length` announced);
 * `announce`: for a file name, announce this `Content-Length` and send no body (a file
-  too large for the disk, without sending it).
+  too large for the disk, without sending it);
+* `bytes_per_s`: send bodies no faster than this (a download that takes a while, so that
+  its progress can be watched: the demo's first start, the app's progress tests).
 
 With `tls` it serves https (a throw-away CA's certificate). It is a plain asyncio
 server, so a cut connection is exactly that: no framework finishes
@@ -43,6 +45,8 @@ class ModelHostStandIn:
     requests: list[ServedRequest] = field(default_factory=list)
     tls: ssl.SSLContext | None = None
     """Serve https with this context (the app downloads over https only)."""
+    bytes_per_s: int | None = None
+    """Send bodies at about this rate; None: as fast as the connection takes them."""
     _server: asyncio.Server | None = field(default=None, init=False, repr=False)
 
     def url(self, name: str = "") -> str:
@@ -112,8 +116,18 @@ class ModelHostStandIn:
             writer.close()  # end the connection mid-body
             await writer.wait_closed()
             return
-        writer.write(part)
-        await writer.drain()
+        await self._send(writer, part)
+
+    async def _send(self, writer: asyncio.StreamWriter, body: bytes) -> None:
+        if self.bytes_per_s is None:
+            writer.write(body)
+            await writer.drain()
+            return
+        step = max(1, self.bytes_per_s // 10)  # ten pieces a second
+        for offset in range(0, len(body), step):
+            writer.write(body[offset : offset + step])
+            await writer.drain()
+            await asyncio.sleep(0.1)
 
 
 async def _respond(writer: asyncio.StreamWriter, status: int, headers: dict[str, str]) -> None:

@@ -21,6 +21,7 @@ from botpsy_agent.app.config import (
     MODEL_SERVER_FIELDS,
     MQTT_FIELDS,
     OPTIONAL_OPTIONS,
+    READABLE_ROOTS,
     OptionsError,
     parse_options,
 )
@@ -178,7 +179,11 @@ def test_config_yaml_says_what_this_app_needs(config: dict[str, Any]) -> None:
     assert config["homeassistant_api"] is True
     assert config["services"] == ["mqtt:need"]
     assert config["discovery"] == ["botpsy"]
-    assert config["map"] == [{"type": "app_config", "read_only": False}, {"type": "share"}]
+    assert config["map"] == [
+        {"type": "app_config", "read_only": False},
+        {"type": "share"},
+        {"type": "media"},
+    ]
     assert "*.gguf" in config["backup_exclude"]
     assert config["timeout"] >= 30  # time to finish a request and free the model
     assert "watchdog" not in config  # the Dockerfile's HEALTHCHECK replaces it
@@ -265,6 +270,16 @@ def test_store_images_and_the_apparmor_profile() -> None:
     assert re.search(r"^profile botpsy flags=", apparmor, re.MULTILINE)  # named after the slug
     assert "/config/** rwk," in apparmor
     assert "/share/** r," in apparmor
+
+
+def test_every_folder_custom_model_accepts_is_mapped_and_readable(config: dict[str, Any]) -> None:
+    """`custom_model` may name a file under these roots (issue 30, item 9: /media was
+    accepted but neither mapped nor allowed, so such a file could never be read)."""
+    mapped = {"/config", "/data"} | {f"/{entry['type']}" for entry in config["map"]}
+    apparmor = (ADDON / "apparmor.txt").read_text()
+    for root in READABLE_ROOTS:
+        assert root in mapped, root
+        assert re.search(rf"^\s*{re.escape(root)}/\*\* rw?k?,", apparmor, re.MULTILINE), root
 
 
 def _edges(element: str) -> tuple[list[Any], list[Any]]:

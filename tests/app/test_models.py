@@ -22,6 +22,7 @@ from botpsy_agent.app.config import DEFAULT_OPTIONS, parse_options
 from botpsy_agent.weights import (
     CATALOG,
     DownloadError,
+    DownloadProgress,
     download_file,
     ensure_model,
     other_models,
@@ -50,7 +51,7 @@ async def test_download_logs_progress_and_lands_whole(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO)
-    seen: list[str] = []
+    seen: list[DownloadProgress] = []
     target = tmp_path / "models" / NAME
     result = await download_file(
         session,
@@ -70,7 +71,15 @@ async def test_download_logs_progress_and_lands_whole(
     assert len(progress) >= 3
     assert all(" % (" in line and " MB/s" in line for line in progress)
     assert progress[-1].startswith(f"Downloading {NAME}: 100 % ({size} of {size} MB) at ")
-    assert seen[-1] == progress[-1].replace("Downloading ", "downloading ", 1)
+    assert progress[-1] == f"Downloading {NAME}: {seen[-1].text()}"
+    # What HA's model-state sensor shows comes with each line: percent, size, time left.
+    assert (seen[-1].percent, seen[-1].done, seen[-1].total) == (
+        100,
+        len(gguf_bytes),
+        len(gguf_bytes),
+    )
+    assert seen[-1].final and seen[-1].eta_s is None
+    assert [p.done for p in seen] == sorted(p.done for p in seen)
 
 
 async def test_a_dropped_connection_is_resumed_with_a_range_request(

@@ -46,18 +46,22 @@ class HealthSnapshot:
     ha_connected: bool = False
     detail: str = "starting"
     """What it is doing or waiting for, for people: "downloading the model (43 %)"."""
+    model_downloading: bool = False
+    """The model file is being downloaded (a first start): healthy meanwhile, so the
+    Supervisor's start does not wait for a download of minutes, nor its watchdog end it."""
     pid: int = 0
     updated: float = 0.0
     """Wall-clock time (Unix seconds) of the last write."""
 
     @property
     def ready(self) -> bool:
-        return self.model_loaded and self.mqtt_connected and self.ha_connected
+        model_coming = self.model_loaded or self.model_downloading
+        return model_coming and self.mqtt_connected and self.ha_connected
 
     def missing(self) -> list[str]:
         """The parts that are not up yet, in words."""
         parts = (
-            (self.model_loaded, "model not loaded"),
+            (self.model_loaded or self.model_downloading, "model not loaded"),
             (self.mqtt_connected, "MQTT not connected"),
             (self.ha_connected, "Home Assistant not connected"),
         )
@@ -90,11 +94,15 @@ class HealthState:
         mqtt_connected: bool | None = None,
         ha_connected: bool | None = None,
         detail: str | None = None,
+        model_downloading: bool | None = None,
     ) -> None:
         """Change what is given; the file is rewritten only when something changed."""
         current = self._snapshot
         changed = replace(
             current,
+            model_downloading=(
+                current.model_downloading if model_downloading is None else model_downloading
+            ),
             model_loaded=current.model_loaded if model_loaded is None else model_loaded,
             mqtt_connected=current.mqtt_connected if mqtt_connected is None else mqtt_connected,
             ha_connected=current.ha_connected if ha_connected is None else ha_connected,
@@ -175,9 +183,8 @@ def check_health(
         return Verdict(False, f"the service (pid {snapshot.pid}) is not running")
     if not snapshot.ready:
         return Verdict(False, f"{', '.join(snapshot.missing())} ({snapshot.detail})")
-    return Verdict(
-        True, f"model loaded, MQTT connected, Home Assistant connected ({snapshot.detail})"
-    )
+    model = "model downloading" if snapshot.model_downloading else "model loaded"
+    return Verdict(True, f"{model}, MQTT connected, Home Assistant connected ({snapshot.detail})")
 
 
 def _pid_alive(pid: int) -> bool:

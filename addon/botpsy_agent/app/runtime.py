@@ -1,7 +1,9 @@
 """The running app: HA bridge, policy, model worker, agent and the MQTT front door, wired.
 
 `App.start()` brings the parts up in the order they depend on each other, logging each step;
-the fast path serves as soon as HA and MQTT are up, the model joins when it has loaded.
+the fast path serves as soon as HA and MQTT are up, the model joins when it has loaded. A
+model file still to be downloaded is fetched after HA and MQTT are up (`model_fetch.py`),
+so HA shows the download and the start does not wait for it.
 `App.stop()` takes them down in reverse and answers nothing twice on the way out.
 
 While it runs, the app keeps itself well: a model worker that crashes or hangs is replaced
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 import logging
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import aiohttp
@@ -27,11 +30,13 @@ from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.app.broker_acl import SHARE_DIR, BrokerAcl, find_broker_acl
 from botpsy_agent.app.health import HealthState
+from botpsy_agent.app.model_fetch import NO_DOWNLOAD_STATS, ModelFetch, ModelFetcher
 from botpsy_agent.audit.log import AuditLog, audit_path
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.executor import Executor
 from botpsy_agent.ha.index import EntityIndex
+from botpsy_agent.ha.notifications import Notifications
 from botpsy_agent.ha.pairing_codes import HomeAssistantCodes
 from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.ha.selfcheck import self_check
@@ -50,6 +55,7 @@ from botpsy_agent.mqtt.signing import SecretFile
 from botpsy_agent.policy.default import DefaultPolicyUser, default_policy_yaml
 from botpsy_agent.policy.model import Principal
 from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
+from botpsy_agent.weights.download import DownloadError, DownloadProgress
 
 _LOGGER = logging.getLogger(__name__)
 HA_START_TIMEOUT_S = 30.0
@@ -75,6 +81,9 @@ class RuntimeConfig:
     data_dir: Path
     model: EngineSettings | None
     """None: no local model (the fast path still serves)."""
+    model_fetch: ModelFetch | None = None
+    """Set when `model`'s file may still have to be downloaded: `start` connects first, then
+    fetches it (HA's model-state sensor shows the progress), then loads it."""
     model_server: ServerSettings | None = None
     """A `llama-server` preferred over the local model while it is healthy; None: none."""
     model_server_probe_s: float = PROBE_INTERVAL_S
@@ -143,6 +152,12 @@ class App:
         self._unsubscribe: list[Callable[[], None]] = []
         self._acl_check: asyncio.Task[None] | None = None
         self._mqtt_connects = 0
+        self.notifications = Notifications(config.ha, config.api.instance)
+        self.fetcher = (
+            None
+            if config.model_fetch is None or config.model is None
+            else ModelFetcher(config.model_fetch, self.notifications, self._download_progressed)
+        )
 
     # --- start and stop ------------------------------------------------------------------------
 
@@ -174,7 +189,8 @@ class App:
         self.policies.load()
 
         has_model = config.model is not None or config.model_server is not None
-        planner = self._start_worker() if has_model else None
+        # A model file to fetch first is loaded once it is there (`_fetch_model`).
+        planner = self._start_worker() if has_model and self.fetcher is None else None
         self.agent = BotPsyAgent(
             home=lambda: self.index.home,
             policy=lambda: self.policies.policy,
@@ -201,7 +217,7 @@ class App:
         )
         self.mqtt.on_connection.append(self._mqtt_state)
         self.mqtt.on_connection.append(self._check_broker_acl_again)
-        self.mqtt.model_stats = lambda: model_stats(self.worker)
+        self.mqtt.model_stats = self.model_stats
         await self.mqtt.start()
         await self.mqtt.wait_online()
         self.integration = IntegrationChannel.for_app(
@@ -220,18 +236,55 @@ class App:
         self.health.update(mqtt_connected=True, ha_connected=self.client.connected)
         self._tasks.append(asyncio.create_task(self._watch_policy(), name="botpsy-policy-watch"))
         self._tasks.append(asyncio.create_task(self.health.beat_forever(), name="botpsy-health"))
-        if self.worker is not None:
-            self._problem("model", "loading the model")
-            self._tasks.append(asyncio.create_task(self._model_ready(), name="botpsy-model-ready"))
-            self._tasks.append(asyncio.create_task(self.watchdog.run(), name="botpsy-watchdog"))
-            if config.model_server is not None:
-                self._tasks.append(
-                    asyncio.create_task(self._watch_model_server(), name="botpsy-model-server")
-                )
+        if self.fetcher is not None:
+            self._problem("model", "checking the model file")
+            self.health.update(model_downloading=self.fetcher.needs_download)
+            self._tasks.append(asyncio.create_task(self._fetch_model(), name="botpsy-model-fetch"))
+        elif self.worker is not None:
+            self._watch_model()
         else:
             self.health.update(model_loaded=True, detail="no model: fast path only")
         self._unsubscribe.append(self.index.add_listing_listener(self._listing_changed))
         _LOGGER.info("Ready (instance %s)", config.api.instance)
+
+    def _watch_model(self) -> None:
+        """The worker just started: report its loading, and keep it well from now on."""
+        self._problem("model", "loading the model")
+        self._tasks.append(asyncio.create_task(self._model_ready(), name="botpsy-model-ready"))
+        self._tasks.append(asyncio.create_task(self.watchdog.run(), name="botpsy-watchdog"))
+        if self.config.model_server is not None:
+            self._tasks.append(
+                asyncio.create_task(self._watch_model_server(), name="botpsy-model-server")
+            )
+
+    async def _fetch_model(self) -> None:
+        """Make the model file present (downloading it on a first start), then load it. A
+        failed download leaves the fast path serving and the health check failing, so the
+        Supervisor's watchdog (when on) restarts the app, which resumes the download."""
+        assert self.fetcher is not None and self.agent is not None
+        try:
+            await self.fetcher.run()
+        except DownloadError as err:
+            _LOGGER.error("The model is not available; the fast path keeps serving: %s", err)  # noqa: TRY400
+            self.health.update(model_downloading=False)
+            self._problem("model", f"download failed ({err.code}): {err.message}")
+            return
+        self.health.update(model_downloading=False)
+        self.agent.planner = self._start_worker()
+        self._watch_model()
+
+    def _download_progressed(self, progress: DownloadProgress) -> None:
+        self._problem("model", f"downloading {progress.name}: {progress.text()}")
+
+    def model_stats(self) -> dict[str, Any]:
+        """The model's part of the `stats` topic: downloading (with how far), else the
+        worker's state."""
+        stats = model_stats(self.worker)
+        if self.fetcher is None:
+            return stats | NO_DOWNLOAD_STATS
+        if self.fetcher.progress is not None:
+            stats["model_state"] = "downloading"
+        return stats | self.fetcher.stats()
 
     async def stop(self) -> None:
         if self._acl_check is not None:

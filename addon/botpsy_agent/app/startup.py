@@ -1,8 +1,11 @@
 """From options to a running app: resolve the broker, make sure the model is there, run.
 
 Every problem found before the app starts is one clear line; the process then exits 1
-(the Supervisor shows the log and the user fixes the option). Once running, SIGTERM or
-SIGINT stops it cleanly, within the app's stop timeout.
+(the Supervisor shows the log and the user fixes the option), after saying so in HA as a
+notification through the app's token (`startup_notice.py`), which the next good start
+takes away. A model file that must be downloaded is fetched by the running app, after it
+has connected (`model_fetch.py`); one already there is checked here. Once running, SIGTERM
+or SIGINT stops it cleanly, within the app's stop timeout.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 import contextlib
+import json
 import logging
 import os
 from pathlib import Path
@@ -19,6 +23,7 @@ from typing import Final
 import aiohttp
 
 from botpsy_agent.app.config import (
+    DEFAULT_OPTIONS,
     LogLevel,
     MqttOverride,
     MqttSettings,
@@ -29,8 +34,17 @@ from botpsy_agent.app.config import (
 )
 from botpsy_agent.app.cpu import cpu_problem
 from botpsy_agent.app.health import HEALTH_FILE_NAME, RUN_DIR_ENV
+from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App, RuntimeConfig, StartupProblem
+from botpsy_agent.app.startup_notice import (
+    STARTUP_NOTICE,
+    options_notice,
+    resolve_notice,
+    start_notice,
+)
+from botpsy_agent.contract import INSTANCE_PATTERN
 from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.ha.notifications import Notice, Notifications
 from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.server import ServerSettings
@@ -40,6 +54,8 @@ from botpsy_agent.weights.download import DownloadError
 from botpsy_agent.weights.store import ensure_model, plan_model
 
 _LOGGER = logging.getLogger("botpsy_agent")
+DEFAULT_INSTANCE = str(DEFAULT_OPTIONS["instance"])
+"""The instance a notification names when the options could not be read."""
 SNAPSHOT_FOLDER = "snapshots"
 """Prefix snapshots in the app's data folder; `*.snapshot` is left out of backups."""
 
@@ -49,9 +65,11 @@ class ResolveError(Exception):
     it cannot start; `lines` says why, one problem per line. (`runtime.StartupProblem` is what
     stops a resolved app while it starts.)"""
 
-    def __init__(self, *lines: str) -> None:
+    def __init__(self, *lines: str, title: str | None = None) -> None:
         super().__init__("\n".join(lines))
         self.lines = lines
+        self.title = title
+        """What HA's notification says in its title; None: a generic one."""
 
 
 async def resolve_broker(
@@ -68,7 +86,7 @@ async def resolve_broker(
         )
         broker = await resolve_mqtt(override, client)
     except SupervisorError as err:
-        raise ResolveError(f"mqtt: {err.message}") from None
+        raise ResolveError(f"mqtt: {err.message}", title="BotPsy found no MQTT broker") from None
     return BrokerSettings(
         host=broker.host,
         port=broker.port,
@@ -85,25 +103,33 @@ async def resolve_model(
     settings: Settings,
     session: aiohttp.ClientSession,
     *,
-    cpu_check: Callable[[], str | None] = cpu_problem,
-) -> EngineSettings:
-    """The model file, downloaded if need be, once the CPU is known to run llama.cpp's build
-    (on one it cannot run, the library dies with "Illegal instruction" as it is loaded)."""
-    if problem := cpu_check():
-        raise ResolveError(f"model: {problem}")
+    cpu_check: Callable[[], str | None] | None = None,
+) -> tuple[EngineSettings, ModelFetch | None]:
+    """The model's settings once the CPU is known to run llama.cpp's build (on one it cannot
+    run, the library dies with "Illegal instruction" as it is loaded), and how to fetch the
+    file when it must be downloaded (None: it is here, and checked)."""
+    if problem := (cpu_check or cpu_problem)():
+        raise ResolveError(f"model: {problem}", title="BotPsy cannot run on this processor")
     plan = plan_model(settings.model, settings.models_dir, settings.data_dir)
-    try:
-        path = await ensure_model(plan, session=session, offline=settings.model.offline)
-    except DownloadError as err:
-        raise ResolveError(f"model: {err}") from None
+    fetch = None
+    if plan.path.exists() or plan.url is None or settings.model.offline:
+        try:
+            await ensure_model(plan, session=session, offline=settings.model.offline)
+        except DownloadError as err:
+            raise ResolveError(
+                f"model: {err}", title=f"BotPsy did not start: its model file ({err.code})"
+            ) from None
+    else:
+        fetch = ModelFetch(plan, offline=False)
     disk_mb = settings.model.snapshot_disk_mb
-    return EngineSettings(
-        model_path=path,
+    engine = EngineSettings(
+        model_path=plan.path,
         context_length=settings.model.context_length,
         threads=settings.model.threads,
         snapshot_dir=settings.data_dir / SNAPSHOT_FOLDER if disk_mb else None,
         snapshot_disk_mb=disk_mb,
     )
+    return engine, fetch
 
 
 async def build_config(settings: Settings, environ: Mapping[str, str]) -> RuntimeConfig:
@@ -113,7 +139,7 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         raise ResolveError(f"homeassistant: {err}") from None
     async with aiohttp.ClientSession() as session:
         broker = await resolve_broker(settings, session, environ)
-        model = await resolve_model(settings, session)
+        model, model_fetch = await resolve_model(settings, session)
     run_dir = environ.get(RUN_DIR_ENV)
     supervisor = SupervisorAccess.from_environment(environ)
     return RuntimeConfig(
@@ -128,6 +154,7 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         policy_file=settings.policy_file,
         data_dir=settings.data_dir,
         model=model,
+        model_fetch=model_fetch,
         model_server=model_server_settings(settings),
         thinking_budget=settings.model.thinking_budget,
         audit_message_bodies=settings.audit_message_bodies,
@@ -165,6 +192,7 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     except OptionsError as err:
         for line in err.problems:
             _LOGGER.error("%s", line)  # noqa: TRY400 - one clear line per problem, no trace
+        await tell_home_assistant(env, options_notice(err.problems), instance_in(options))
         return 1
     logging.getLogger().setLevel(_LEVELS[settings.log_level])
     for note in settings.notes:
@@ -174,6 +202,7 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     except ResolveError as err:
         for line in err.lines:
             _LOGGER.error("%s", line)  # noqa: TRY400
+        await tell_home_assistant(env, resolve_notice(err.lines, err.title), settings.instance)
         return 1
     app = App(config)
     stop = asyncio.Event()
@@ -183,19 +212,45 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     try:
         await app.start()
     except PolicyError as err:
-        for problem in err.problems:
-            _LOGGER.error("%s", problem.render(err.source))  # noqa: TRY400
+        lines = [problem.render(err.source) for problem in err.problems]
+        for line in lines:
+            _LOGGER.error("%s", line)  # noqa: TRY400
         await app.stop()
+        await app.notifications.show(start_notice(err, lines))
         return 1
     except (TimeoutError, OSError, StartupProblem) as err:
         _LOGGER.error("Start-up failed: %s", err)  # noqa: TRY400 - the message is the diagnosis
         await app.stop()
+        await app.notifications.show(start_notice(err, [f"Start-up failed: {err}"]))
         return 1
+    await app.notifications.dismiss(STARTUP_NOTICE)  # a problem of an earlier start is gone
     await stop.wait()
     _LOGGER.info("Stopping…")
     with contextlib.suppress(Exception):
         await app.stop()
     return 0
+
+
+def instance_in(options: Path) -> str | None:
+    """The `instance` option as written, when it is valid although other options are not."""
+    try:
+        raw = json.loads(options.read_text(encoding="utf-8"))
+    except OSError, ValueError:
+        return None
+    instance = raw.get("instance") if isinstance(raw, dict) else None
+    return instance if isinstance(instance, str) and INSTANCE_PATTERN.fullmatch(instance) else None
+
+
+async def tell_home_assistant(
+    environ: Mapping[str, str], notice: Notice, instance: str | None = None
+) -> None:
+    """Raise `notice` in HA before the app stops, when HA's address and a token are known
+    (under the Supervisor they always are). `instance` is the option's, when it was read."""
+    try:
+        endpoint = HaEndpoint.from_environment(environ)
+    except ValueError:
+        return  # nowhere to say it: the log has it
+    await Notifications(endpoint, instance or DEFAULT_INSTANCE).show(notice)
 
 
 _LEVELS = {

@@ -181,13 +181,22 @@ def discovery_payload(settings: ApiSettings) -> dict[str, Any]:
                 "sensor",
                 "model_state",
                 "Model state",
-                # "model warming up, 40 %" while the prompt prefix is built, else the state.
+                # "downloading 42 %" while the model file is fetched (a first start), "model
+                # warming up, 40 %" while the prompt prefix is built, else the state.
                 value_template="{% if value_json.model_state == 'warming_up' %}"
                 "model warming up, {{ value_json.warming_up_percent }} %"
+                "{% elif value_json.model_state == 'downloading' %}"
+                "downloading {{ value_json.download_percent }} %"
                 "{% else %}{{ value_json.model_state | default('none') }}{% endif %}",
                 json_attributes_topic=topics.stats,
-                json_attributes_template="{{ {'percent': value_json.warming_up_percent,"
-                " 'eta_s': value_json.warming_up_eta_s} | tojson }}",
+                json_attributes_template="{% if value_json.model_state == 'downloading' %}"
+                "{{ {'percent': value_json.download_percent,"
+                " 'eta_s': value_json.download_eta_s,"
+                " 'downloaded_mb': ((value_json.download_bytes or 0) / 1000000) | round(1),"
+                " 'size_mb': ((value_json.download_total_bytes or 0) / 1000000) | round(1)}"
+                " | tojson }}"
+                "{% else %}{{ {'percent': value_json.warming_up_percent,"
+                " 'eta_s': value_json.warming_up_eta_s} | tojson }}{% endif %}",
                 icon="mdi:brain",
                 **stats,
                 **available,

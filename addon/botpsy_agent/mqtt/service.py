@@ -50,8 +50,13 @@ NO_MODEL_STATS: dict[str, Any] = {
     "warming_up_percent": None,
     "warming_up_eta_s": None,
     "model_engine": None,
+    "download_percent": None,
+    "download_eta_s": None,
+    "download_bytes": None,
+    "download_total_bytes": None,
 }
-"""`model_engine`: which engine serves the model (`server`, `local`), None when none."""
+"""`model_engine`: which engine serves the model (`server`, `local`), None when none;
+`download_*`: how far the model file's download is (`model_state` `downloading`)."""
 OFFLINE_ACK_TIMEOUT_S = 3.0
 SECRETS_CHECK_INTERVAL_S = 1.0
 """How often the app looks whether its paired secrets changed: a new pairing must find
@@ -262,7 +267,7 @@ class MqttService:
         """On change (at most once a second), and every `stats_interval_s` for the rate."""
         while True:
             interval = self.api.stats_interval_s
-            if self.model_stats()["model_state"] == "warming_up":
+            if self.model_stats()["model_state"] in {"warming_up", "downloading"}:
                 interval = min(interval, WARMING_UP_STATS_INTERVAL_S)  # the progress moves
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stats_dirty.wait(), interval)

@@ -35,7 +35,42 @@ RESERVE_BYTES: Final = 64 * MB
 """Space left free after a download, so the app's other files can still be written."""
 CONTENT_RANGE: Final = re.compile(r"bytes (?:(\d+)-(\d+)|\*)/(\d+|\*)")
 
-type ProgressCallback = Callable[[str], None]
+
+@dataclass(frozen=True)
+class DownloadProgress:
+    """How far a download is, as the log line says it and HA's model-state sensor shows it."""
+
+    name: str
+    done: int
+    """Bytes on disk so far (a resumed download counts the earlier bytes)."""
+    total: int | None
+    """Bytes of the whole file; None when the server sent no length."""
+    speed: float
+    """Bytes per second since the last report."""
+    final: bool = False
+
+    @property
+    def percent(self) -> int | None:
+        return None if not self.total else int(100 * self.done / self.total)
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the current speed; None when unknown or done."""
+        if self.final or not self.total or self.speed <= 0:
+            return None
+        return (self.total - self.done) / self.speed
+
+    def text(self) -> str:
+        speed = f"{self.speed / MB:.1f} MB/s"
+        if not self.total:
+            return f"{_mb(self.done)} MB at {speed}"
+        eta = self.eta_s
+        left = f", about {_duration(eta)} left" if eta is not None else ""
+        percent = 100 * self.done / self.total
+        return f"{percent:.0f} % ({_mb(self.done)} of {_mb(self.total)} MB) at {speed}{left}"
+
+
+type ProgressCallback = Callable[[DownloadProgress], None]
 
 
 class DownloadError(Exception):
@@ -103,18 +138,12 @@ class _Progress:
         elapsed = now - self._last_time
         if not final and elapsed < self.interval:
             return
-        speed = (done - self._last_done) / elapsed / MB if elapsed > 0 else 0.0
+        speed = (done - self._last_done) / elapsed if elapsed > 0 else 0.0
         self._last_time, self._last_done = now, done
-        if self.total:
-            percent = 100 * done / self.total
-            left = (self.total - done) / (speed * MB) if speed > 0 else None
-            eta = f", about {_duration(left)} left" if left is not None and not final else ""
-            text = f"{percent:.0f} % ({_mb(done)} of {_mb(self.total)} MB) at {speed:.1f} MB/s{eta}"
-        else:
-            text = f"{_mb(done)} MB at {speed:.1f} MB/s"
-        _LOGGER.info("Downloading %s: %s", self.name, text)
+        progress = DownloadProgress(self.name, done, self.total, speed, final=final)
+        _LOGGER.info("Downloading %s: %s", self.name, progress.text())
         if self.on_progress is not None:
-            self.on_progress(f"downloading {self.name}: {text}")
+            self.on_progress(progress)
 
 
 async def download_file(

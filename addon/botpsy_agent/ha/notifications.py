@@ -1,0 +1,95 @@
+"""Notifications in Home Assistant's notification panel, raised with the app's own token.
+
+HA lets a program outside it raise exactly one kind of message: a persistent notification
+(the `persistent_notification.create` action; there is no API that creates a repair issue,
+see docs/decisions.md, D72). The app uses it for what a household must see before any
+integration entry exists: the first model download, and a start-up problem that stops the
+app. HA shows these notifications to every signed-in user, so they say what happened and
+what to fix, never a code, a secret or a person's request.
+
+They go over HA's REST API, not the WebSocket: a start-up problem may stop the app before
+its WebSocket is up. A notification that cannot be delivered is logged and skipped; it
+never stops or delays the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+import logging
+from typing import Final
+
+import aiohttp
+
+from botpsy_agent.ha.client import HaEndpoint
+
+_LOGGER = logging.getLogger(__name__)
+TIMEOUT_S: Final = 10.0
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One notification; a later one with the same `key` replaces it in HA."""
+
+    key: str
+    """What the notice is about (`model_download`, `startup`): with the instance, HA's id."""
+    title: str
+    message: str
+
+
+class Notifications:
+    """Raises and dismisses one instance's notifications in HA."""
+
+    def __init__(
+        self,
+        endpoint: HaEndpoint,
+        instance: str,
+        *,
+        session: Callable[[], aiohttp.ClientSession] = aiohttp.ClientSession,
+    ) -> None:
+        self._endpoint = endpoint
+        self._instance = instance
+        self._session = session
+
+    def notification_id(self, key: str) -> str:
+        return f"botpsy_{self._instance}_{key}"
+
+    async def show(self, notice: Notice) -> bool:
+        """Raise (or replace) `notice`; whether HA took it."""
+        return await self._call(
+            "create",
+            {
+                "notification_id": self.notification_id(notice.key),
+                "title": notice.title,
+                "message": notice.message,
+            },
+        )
+
+    async def dismiss(self, key: str) -> bool:
+        """Take the notice about `key` away (HA answers success when there is none)."""
+        return await self._call("dismiss", {"notification_id": self.notification_id(key)})
+
+    async def _call(self, service: str, data: dict[str, str]) -> bool:
+        url = f"{self._endpoint.rest_url}/services/persistent_notification/{service}"
+        headers = {"Authorization": f"Bearer {self._endpoint.token}"}
+        try:
+            async with (
+                self._session() as session,
+                session.post(
+                    url, json=data, headers=headers, timeout=aiohttp.ClientTimeout(total=TIMEOUT_S)
+                ) as response,
+            ):
+                if response.status == 200:
+                    return True
+                _LOGGER.warning(
+                    "Home Assistant refused the notification %s: HTTP %d",
+                    data["notification_id"],
+                    response.status,
+                )
+        except (aiohttp.ClientError, TimeoutError) as err:
+            _LOGGER.warning(
+                "Could not reach Home Assistant for the notification %s: %s",
+                data["notification_id"],
+                str(err) or type(err).__name__,
+            )
+        return False
