@@ -44,7 +44,7 @@ BORROWED = [
         call("control_vacuum", area_id=["garage"], action="start"),
     ),
     (
-        "resume the kitchen timer",
+        "carry on with the kitchen timer",
         call("control_media", entity_id=[KITCHEN_SPEAKER], action="play"),
     ),
     (

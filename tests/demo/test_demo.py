@@ -101,7 +101,7 @@ def test_the_dashboards_assist_reaches_the_app_through_our_integration(tmp_path:
     assert "assist> Turned on Kitchen light." in via_assist
     assert "[action_done · via HA's Assist" in via_assist
     # A yes/no question gets its answer (the light is on: Assist just turned it on).
-    assert "botpsy> Yes." in out[out.index("requests now go via mqtt") :]
+    assert "botpsy> Yes, Kitchen light is on." in out[out.index("requests now go via mqtt") :]
     assert "Security event" not in out + result.stderr  # the integration's test is expected
 
 
