@@ -318,7 +318,6 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             (
                 "louder",
                 "barely hear",
-                "hardly hear",
                 "too quiet",
                 "so quiet",
                 "can't hear",
@@ -345,7 +344,6 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             (
                 "blowing too hard",
                 "too hard",
-                "too strong",
                 "too fast",
                 "too windy",
                 "too much air",
@@ -356,7 +354,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             (Quantity.SPEED, DOWN),
         ),
         **dict.fromkeys(
-            ("faster", "stronger", "more air", "not enough air", "too weak", "harder"),
+            ("faster", "stronger", "not enough air", "too weak", "harder"),
             (Quantity.SPEED, UP),
         ),
         **dict.fromkeys(

@@ -545,7 +545,7 @@ by its own name, borrows its verb ("start", "pause") from a request about someth
 verbs and adjectives."""
 
 PLAY_WORDS: Mapping[str, tuple[str, ...]] = {
-    "en": ("play", "put on"),
+    "en": ("play",),
     "id": ("putar", "putarkan", "mainkan", "setel"),
     "ko": (),
 }
