@@ -416,3 +416,23 @@ async def test_a_calendar_noun_does_not_ask_for_adding_an_event(ha_bridge: HaBri
     words = grounding.Request("take the family dinner off the calendar", "en")
     asked = grounding.asked_kinds(words, ["create_event", "delete_event", "update_event"])
     assert asked is not None and "create_event" not in asked and "delete_event" in asked
+
+
+def test_a_word_pointing_back_carries_the_kind_into_the_place_said() -> None:
+    # "and in the hall too" after the bedroom light: the hall's light, not the bedroom's
+    # again (the real 0.5B dimmed the bedroom light twice).
+    home = family_home()
+    words = grounding.Request(
+        "and in the hall too", "en", frozenset({"light.bedroom"}), frozenset({"turn_on"})
+    )
+    named = grounding.named_entities(words, home)
+    assert "light.hall" in named and "light.bedroom" not in named
+    hall = resolve_call(
+        home,
+        parse_tool_call("turn_on", {"entity_id": ["light.hall"]}),
+        MappingContext(datetime(2026, 12, 1, 12, tzinfo=UTC)),
+    )
+    assert grounding.check(hall, words, home) is grounding.Verdict.GROUNDED
+    # Without a place, "too" still points at what was acted on.
+    again = grounding.Request("that one too", "en", frozenset({"light.bedroom"}))
+    assert grounding.named_entities(again, home) == {"light.bedroom"}

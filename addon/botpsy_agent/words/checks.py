@@ -31,6 +31,7 @@ from typing import Any
 
 from botpsy_agent.home.model import Entity, EntityState, Home
 from botpsy_agent.home.resolve import ResolutionError, resolve_targets
+from botpsy_agent.words.phrasing import join_particles
 from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times, say_when
 from tool_schemas.base import MappingContext, Tool
 from tool_schemas.calendar import CheckFreeBusy, CreateEvent, ListEvents, UpdateEvent
@@ -362,11 +363,11 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             (Quantity.POWER, UP),
         ),
         **dict.fromkeys(
-            ("turn up", "turn it up", "increase", "raise the", "raise it", "crank up"),
+            ("turn up", "turn it up", "increase", "raise the", "raise it", "crank up", "more"),
             (Quantity.ANY, UP),
         ),
         **dict.fromkeys(
-            ("turn down", "turn it down", "decrease", "lower the", "lower it", "reduce"),
+            ("turn down", "turn it down", "decrease", "lower the", "lower it", "reduce", "less"),
             (Quantity.ANY, DOWN),
         ),
     },
@@ -493,6 +494,7 @@ def said_directions(text: str, language: str) -> dict[Quantity, int]:
     if words is None:
         return {}
     folded = " ".join(text.casefold().replace("\u2019", "'").split())  # a typographic '
+    folded = join_particles(folded, base)
 
     seen: dict[Quantity, set[int]] = {}
     for match in _MATCHERS[base].finditer(folded):
@@ -580,7 +582,9 @@ SMALL_LIMITS: Mapping[Quantity, float] = {
     Quantity.TEMPERATURE: 3,
 }
 """The most a "small" change may move each quantity (%, or degrees)."""
-_DEGREES = re.compile(r"(?<!\w)(\d+|a|one|two|three)\s*(?:degrees?|°|도|derajat)")
+_DEGREES = re.compile(
+    r"(?<!\w)(\d+|a|one|two|three)\s*(?:more\s+|less\s+)?(?:degrees?|°|도|derajat)"
+)
 _DEGREE_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3}
 _ABSOLUTE = ("brightness_pct", "temperature", "volume_pct", "percentage")
 """Fields that set a level: one the request said itself is no size to check."""

@@ -45,6 +45,7 @@ from botpsy_agent.words.grounding_words import (
     KINDS,
     MEDIA_FILLERS,
     MODE_WORD,
+    NOT_THE_KIND,
     OBJECTS,
     PLAY_WORDS,
     QUESTION_STARTS,
@@ -52,6 +53,7 @@ from botpsy_agent.words.grounding_words import (
     REFERRING,
     WHEN,
 )
+from botpsy_agent.words.phrasing import join_particles
 from tool_schemas.base import Access
 from tool_schemas.messaging import CompleteTodoItem, RemoveTodoItem
 
@@ -112,7 +114,8 @@ class Request:
     def affirmed(self) -> str:
         """The request's words without what it negates ("don't turn off the cameras"
         names neither turning off nor the cameras): what kinds and targets are read from."""
-        return _normalize(negation.affirmed(self.text, self.word_language))
+        language = self.word_language
+        return _normalize(join_particles(negation.affirmed(self.text, language), language))
 
     @cached_property
     def _padded(self) -> str:
@@ -298,7 +301,7 @@ def asks_for(request: Request, home: Home, missing: str) -> bool:
         return request.says_any(words)
     # which device, how much: something of the home's devices must be named or asked for
     kinds = KINDS[language]
-    device_tools = [t for t in kinds if t not in READ_KINDS and t not in _NOT_DEVICE_TOOLS]
+    device_tools = [t for t in kinds if t not in READ_KINDS and t not in NOT_DEVICE_TOOLS]
     if any(request.says_any(kinds[t]) for t in device_tools):
         return True
     if any(request.says_any(DOMAINS[language].get(d, ())) for d in _DEVICE_DOMAINS):
@@ -309,7 +312,7 @@ def asks_for(request: Request, home: Home, missing: str) -> bool:
     return not vocabulary.forms.isdisjoint(request.words)
 
 
-_NOT_DEVICE_TOOLS = frozenset(
+NOT_DEVICE_TOOLS = frozenset(
     {
         "create_event",
         "update_event",
@@ -339,8 +342,8 @@ _DEVICE_DOMAINS = (
 
 
 def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | None:
-    """Of these action tools, the ones whose kind the request names (or, with a word
-    pointing back, the kind this conversation last did); None when it names none.
+    """Of these action tools, the ones whose kind the request names (or, when it names
+    none and a word points back, the kind this conversation last did); None when none.
 
     The model's grammar is narrowed to these (plus every tool that changes nothing): any
     other action could at best become a question, and a small model picks the wrong tool
@@ -348,12 +351,16 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
     """
     language = request.word_language
     words = KINDS[language]
-    referring = request.says_any(REFERRING.get(language, ()))
     named = frozenset(
         name
         for name in actions
-        if request.says_any(words.get(name, ())) or (referring and name in request.referent_tools)
+        if request.says_any(words.get(name, ()))
+        and not request.says_any(NOT_THE_KIND.get(language, {}).get(name, ()))
     )
+    if not named and request.says_any(REFERRING.get(language, ())):
+        # Only when the words name no kind themselves: "now mute it as well" after a
+        # pause asks to mute, not to pause again.
+        named = frozenset(name for name in actions if name in request.referent_tools)
     return named or None
 
 
@@ -484,9 +491,40 @@ def _entity_named(
         or (
             entity.entity_id in request.referents
             and (names_device or says_device or request.says_any(REFERRING.get(language, ())))
+            and not _elsewhere(entity, request, home)
         )
+        or _carried_to(entity, request, home, language)
         or (in_speakers_room and request.says_any(HERE.get(language, ())))
     )
+
+
+def _places_said(request: Request, home: Home) -> list[Area | Floor]:
+    rooms: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
+    return [p for p in rooms if request.says_any(_place_names(p))]
+
+
+def _elsewhere(entity: Entity, request: Request, home: Home) -> bool:
+    """Does the request name places, none of them this entity's? "and in the hall too"
+    after the bedroom light points back at the kind of device, not at the bedroom."""
+    said = _places_said(request, home)
+    own = {entity.area_id, entity.floor_id} - {None}
+    return bool(said) and not any(_place_id(p) in own for p in said)
+
+
+def _carried_to(entity: Entity, request: Request, home: Home, language: str) -> bool:
+    """A device of the kind this conversation acted on, in a place the request names with
+    a word pointing back: "and in the hall too" after the bedroom light names the hall's
+    lights; "the same in the kids room" after a thermostat, the kids room's."""
+    if not request.referents or not request.says_any(REFERRING.get(language, ())):
+        return False
+    if entity.domain not in {r.split(".", 1)[0] for r in request.referents}:
+        return False
+    own = {entity.area_id, entity.floor_id} - {None}
+    return any(_place_id(p) in own for p in _places_said(request, home))
+
+
+def _place_id(place: Area | Floor) -> str:
+    return place.area_id if isinstance(place, Area) else place.floor_id
 
 
 def _another_said_exactly(entity: Entity, request: Request, home: Home) -> bool:

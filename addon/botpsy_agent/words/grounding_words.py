@@ -375,6 +375,11 @@ EVERYWHERE: Mapping[str, tuple[str, ...]] = {
     "id": ("semua", "seluruh", "rumah"),
 }
 
+NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "en": {"toggle": ("switch on", "switch off", "switch it on", "switch it off")},
+}
+"""A kind's word that, in these phrases, names another kind: "switch on" is no toggle."""
+
 REFERRING: Mapping[str, tuple[str, ...]] = {
     "en": ("it", "them", "that", "those", "this", "these", "there", "again", "too", "same"),
     "ko": ("그거", "그것", "그걸", "이거", "저거", "거기", "다시"),

@@ -1,0 +1,24 @@
+"""Word order that the word lists cannot see: a particle split from its verb.
+
+"turn the kids speaker down a bit" says "turn down" as much as "turn down the kids speaker"
+does, but a phrase list matches only the second. Joining the particle back to its verb
+lets every list (kinds, directions) read both orders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+import re
+
+SPLIT_PARTICLES: Mapping[str, re.Pattern[str]] = {
+    "en": re.compile(r"\b(turn)\s+((?:(?!up\b|down\b)[\w'-]+\s+){1,4}?)(up|down)\b", re.I),
+}
+"""Per language: a verb, up to four words, then its particle."""
+
+
+def join_particles(text: str, language: str) -> str:
+    """The text with each split particle put back after its verb."""
+    pattern = SPLIT_PARTICLES.get(language)
+    if pattern is None:
+        return text
+    return pattern.sub(lambda m: f"{m.group(1)} {m.group(3)} {m.group(2).strip()}", text)
