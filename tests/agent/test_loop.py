@@ -4,8 +4,9 @@ choice of calls: multi-step recovery, follow-ups, confirmations, refusals, the s
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 
@@ -27,40 +28,61 @@ from tests.agent.support import (
 from tests.ha_bridge import HaBridge, wait_until
 
 
-async def test_multi_step_recovery_lists_events_before_moving_one(
+async def _family_calendar_with(
+    hass: HomeAssistant, bridge: HaBridge, *events: tuple[str, datetime]
+) -> None:
+    """The family calendar exposed to the assistant, holding one-hour `events`."""
+    async_expose_entity(hass, "conversation", "calendar.family", True)
+    await wait_until(
+        lambda: (
+            bridge.index.home.entities.get("calendar.family") is not None
+            and bridge.index.home.entities["calendar.family"].exposed
+        )
+    )
+    for summary, begins in events:
+        await hass.services.async_call(
+            "calendar",
+            "create_event",
+            {
+                "entity_id": "calendar.family",
+                "summary": summary,
+                "start_date_time": begins.isoformat(),
+                "end_date_time": (begins + timedelta(hours=1)).isoformat(),
+            },
+            blocking=True,
+        )
+
+
+async def test_the_app_lists_the_events_a_move_needs_and_offers_only_the_named_one(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
+    """A uid is not a thing a model can guess, and the real 0.5B gave up rather than list
+    first: the app lists the coming month itself, never says that listing, and offers the
+    move only for the event the request names, keeping its title and length."""
     start = dt_util.now().replace(hour=15, minute=0, second=0, microsecond=0) + timedelta(days=1)
-    await hass.services.async_call(
-        "calendar",
-        "create_event",
-        {
-            "entity_id": "calendar.family",
-            "summary": "Dentist",
-            "start_date_time": start.isoformat(),
-            "end_date_time": (start + timedelta(hours=1)).isoformat(),
-        },
-        blocking=True,
+    await _family_calendar_with(
+        hass, ha_bridge, ("Dentist", start), ("Piano lesson", start + timedelta(hours=3))
     )
 
     def choose(request: PlanRequest) -> list[RawCall] | str:
-        results = tool_results(request)
-        moved = {
-            "calendar_id": "calendar.family",
-            "summary": "Dentist",
-            "start": (start + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"),
-            "minutes": 60,
-        }
-        if not results:  # a first guess at the event's uid: wrong
-            return [call("update_event", uid="dentist", **moved)]
-        if "error" in results[-1]:  # HA said no such event: look it up
-            return [call("list_events", calendar_id=["calendar.family"], period="next_7_days")]
-        response = results[-1].get("result", {}).get("actions", [{}])[0].get("response") or {}
-        if "calendar.family" in response:  # the listing: now the uid is known
-            events = response["calendar.family"]["events"]
-            uid = next(e["uid"] for e in events if e["summary"] == "Dentist")
-            return [call("update_event", uid=uid, **moved)]
-        return "Moved."
+        (listing,) = tool_results(request)  # the app's own listing, shown to the model
+        events = listing["result"]["actions"][0]["response"]["calendar.family"]["events"]
+        dentist = next(e for e in events if e["summary"] == "Dentist")
+        offered = {s["name"]: s for s in request.schemas or ()}
+        update = offered["update_event"]["parameters"]["properties"]
+        assert update["uid"]["enum"] == [dentist["uid"]]  # not the piano lesson
+        assert update["summary"]["enum"] == ["Dentist"] and update["minutes"]["enum"] == [60]
+        moved = (start + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M")
+        return [
+            call(
+                "update_event",
+                calendar_id="calendar.family",
+                uid=dentist["uid"],
+                summary="Dentist",
+                start=moved,
+                minutes=60,
+            )
+        ]
 
     planner = ScriptedPlanner(choose)
     agent = make_agent(ha_bridge, planner)
@@ -68,31 +90,41 @@ async def test_multi_step_recovery_lists_events_before_moving_one(
 
     assert response.status is Status.DONE, response
     assert response.path is Path.MODEL
-    assert [a.tool for a in response.actions] == ["update_event", "list_events", "update_event"]
-    assert [a.outcome for a in response.actions] == [
-        Outcome.FAILED,
-        Outcome.EXECUTED,
-        Outcome.EXECUTED,
-    ]
-    assert "No existing item" in str(response.actions[0].error)  # HA's own words, fed back
-    assert "No existing item" in str(tool_results(planner.requests[1])[0])
-    # Said from the finished turn: not the failure the model made good, not the listing
-    # that only prepared the change (issue 26, item 2).
+    assert [a.tool for a in response.actions] == ["list_events", "update_event"]
+    assert len(planner.requests) == 1
+    # Said from the finished turn: not the listing nobody asked for.
     assert response.speech.startswith('Updated "Dentist"'), response.speech
-    assert "No existing item" not in response.speech
+    assert "Piano" not in response.speech
     listed = await hass.services.async_call(
         "calendar",
         "get_events",
         {
             "entity_id": "calendar.family",
             "start_date_time": start.isoformat(),
-            "duration": {"hours": 4},
+            "duration": {"hours": 2, "minutes": 30},
         },
         blocking=True,
         return_response=True,
     )
     (event,) = listed["calendar.family"]["events"]  # type: ignore[index]
+    assert event["summary"] == "Dentist"
     assert event["start"].startswith((start + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"))
+
+
+async def test_no_change_is_offered_for_an_event_the_request_does_not_name(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    start = dt_util.now().replace(hour=15, minute=0, second=0, microsecond=0) + timedelta(days=1)
+    await _family_calendar_with(hass, ha_bridge, ("Piano lesson", start))
+    planner = ScriptedPlanner(
+        lambda request: [call("no_tool_fits", reason="no function does this")]
+    )
+    agent = make_agent(ha_bridge, planner)
+    response = await agent.handle(ask("cancel the dentist appointment", admin(ha_bridge)))
+    offered = {s["name"] for s in planner.requests[0].schemas or ()}
+    assert "delete_event" not in offered  # the piano lesson is not the dentist
+    assert response.status is Status.REFUSED
+    assert "Piano" not in response.speech  # the app's listing is never said
 
 
 async def test_follow_ups_use_the_conversation(ha_bridge: HaBridge) -> None:
@@ -305,10 +337,24 @@ async def test_the_same_calls_again_end_the_loop(ha_bridge: HaBridge) -> None:
     """The real 0.5B read the same states four times; each reading was said again."""
     planner = ScriptedPlanner(lambda request: [call("get_state", entity_id=["light.bed_light"])])
     agent = make_agent(ha_bridge, planner, settings=AgentSettings(max_steps=4))
-    response = await agent.handle(ask("how is the bed light doing", admin(ha_bridge)))
+    # An action on offer, so a read does not end the turn by itself.
+    request = ask("turn on the bed light if it is off", admin(ha_bridge))
+    response = await agent.handle(request)
     assert len(planner.requests) == 2  # the repeat is seen, not run
     assert len(response.actions) == 1
     assert response.speech.count("Bed Light") == 1
+
+
+async def test_a_question_read_is_answered_without_another_model_step(
+    ha_bridge: HaBridge,
+) -> None:
+    """A question offers no action: after its read, another step could only read again or
+    write words nobody hears (the real 0.5B's turns spent a second step there)."""
+    planner = ScriptedPlanner(lambda request: [call("get_state", entity_id=["light.bed_light"])])
+    agent = make_agent(ha_bridge, planner, settings=AgentSettings(max_steps=4))
+    response = await agent.handle(ask("how is the bed light doing", admin(ha_bridge)))
+    assert len(planner.requests) == 1
+    assert response.status is Status.DONE and "Bed Light" in response.speech
 
 
 async def test_invalid_model_output_is_fed_back_then_an_error(ha_bridge: HaBridge) -> None:

@@ -6,7 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from botpsy_agent.agent.narrowing import listed_uids, narrowed_schemas, with_listed_uids
+from botpsy_agent.agent.narrowing import (
+    listed_uids,
+    narrowed_schemas,
+    with_listed_uids,
+    without_reads_run,
+)
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.model_info import ToolFormat
 from botpsy_agent.llm.parse import parse_output
@@ -26,7 +31,7 @@ def _offer() -> Offer:
 
 def _narrowed(text: str, **words: Any) -> dict[str, dict[str, Any]]:
     offer = _offer()
-    schemas = narrowed_schemas(offer, grounding.Request(text, "en", **words), HOME)
+    schemas = narrowed_schemas(offer, grounding.Request(text, "en", **words), HOME, NOON)
     assert schemas is not None, f"nothing narrowed for {text!r}"
     return {s["name"]: s for s in schemas}
 
@@ -36,11 +41,23 @@ def _enum(schema: dict[str, Any], field: str) -> list[str]:
     return list((spec["items"] if spec.get("type") == "array" else spec)["enum"])
 
 
-def test_a_named_kind_leaves_out_the_other_actions_but_keeps_every_read() -> None:
+def test_a_named_kind_leaves_out_the_other_actions_and_the_reads_it_needs_not() -> None:
     tools = _narrowed("we're low on butter, put it on the shopping list")
-    assert "add_todo_item" in tools
+    assert "add_todo_item" in tools and "no_tool_fits" in tools
     assert "control_cover" not in tools and "send_message" not in tools
-    reads = {s["name"] for s in _offer().schemas if s["access"] != "control"}
+    # The real 0.5B read the calendar for "I've got everything on the shopping list".
+    assert not {"get_state", "list_events", "list_entities"} & set(tools)
+
+
+def test_a_read_that_prepares_the_action_or_a_condition_stays() -> None:
+    assert "list_events" in _narrowed("move the dentist to 5 pm")  # its uid first
+    assert "list_todo_items" in _narrowed("I bought the milk, tick it off the shopping list")
+    assert "get_state" in _narrowed("close the kids room blinds if they are open")
+
+
+def test_a_request_naming_no_action_keeps_every_read() -> None:
+    tools = _narrowed("the usual, please")
+    reads = {s["name"] for s in _offer().schemas if s["access"] == "read"}
     assert reads and reads <= set(tools)
 
 
@@ -74,13 +91,28 @@ def test_a_word_pointing_back_keeps_the_last_tool_and_targets() -> None:
     assert _enum(tools["turn_off"], "entity_id") == ["switch.coffee_machine"]
 
 
-def test_words_that_name_nothing_keep_every_tool_and_target() -> None:
+VALUE_TOOLS = {"set_light", "set_climate", "set_humidifier", "set_fan", "set_media"}
+
+
+def test_words_that_name_nothing_keep_every_action_and_target_but_unsaid_values() -> None:
     offer = _offer()
-    tools = _narrowed("good night")
-    assert list(tools) == [s["name"] for s in offer.schemas]
-    for schema in offer.schemas:
-        if "entity_id" in schema["parameters"]["properties"]:
+    tools = _narrowed("the usual, please")
+    actions = [s for s in offer.schemas if s.get("access") == "control"]
+    # A tool that only sets values needs a value said; every other action stays whole.
+    assert [s["name"] for s in actions if s["name"] not in VALUE_TOOLS] == [
+        n for n in tools if n in {s["name"] for s in actions}
+    ]
+    for schema in actions:
+        if schema["name"] in tools and "entity_id" in schema["parameters"]["properties"]:
             assert _enum(tools[schema["name"]], "entity_id") == _enum(schema, "entity_id")
+
+
+def test_a_named_target_leaves_out_the_actions_that_cannot_reach_it() -> None:
+    # "good night" names the Good night script: switching lights or setting a thermostat
+    # could only be asked about, never run.
+    tools = _narrowed("good night")
+    assert "run_script" in tools
+    assert not {"turn_on", "turn_off", "set_light", "set_climate"} & set(tools)
 
 
 def test_what_an_action_writes_is_made_of_the_requests_words() -> None:
@@ -176,3 +208,157 @@ def test_a_device_said_by_its_exact_name_is_the_only_one_of_its_kind_named() -> 
         "light.kitchen",
         "light.kitchen_counter",
     ]
+
+
+# --- values the words say (words/values.py): the model chooses among them ------------------
+
+
+def _properties(schema: dict[str, Any]) -> dict[str, Any]:
+    return dict(schema["parameters"]["properties"])
+
+
+def test_a_degree_down_offers_one_degree_down_and_no_mode() -> None:
+    # The real 0.5B wrote 10 °C with the heating off for "turn it down a degree".
+    tools = _narrowed("the kids room is too warm, turn the kids room thermostat down a degree")
+    climate = _properties(tools["set_climate"])
+    assert climate["temperature_step"]["enum"] == [-1]
+    assert "temperature" not in climate and "hvac_mode" not in climate
+    assert tools["set_climate"]["x-shapes"] == ["temperature_step"]
+
+
+def test_a_level_said_is_the_only_level_offered() -> None:
+    tools = _narrowed("set the living room thermostat to 22 degrees")
+    climate = _properties(tools["set_climate"])
+    assert climate["temperature"]["enum"] == [22]
+    assert "temperature_step" not in climate and "hvac_mode" not in climate
+
+
+def test_a_mode_is_offered_only_when_said() -> None:
+    tools = _narrowed("switch the living room thermostat to cool mode")
+    assert _properties(tools["set_climate"])["hvac_mode"]["enum"] == ["cool"]
+
+
+def test_warm_white_is_a_white_temperature_not_a_colour() -> None:
+    tools = _narrowed("set the kitchen light to a warm white")
+    light = _properties(tools["set_light"])
+    assert light["color_temp_kelvin"]["enum"] == [2700]
+    assert "color_name" not in light and "brightness_pct" not in light
+    assert tools["set_light"]["x-shapes"] == ["color_temp_kelvin"]
+
+
+def test_a_little_dimmer_is_one_small_step_down_with_no_colour() -> None:
+    tools = _narrowed("dim the kitchen light a little")
+    light = _properties(tools["set_light"])
+    assert light["brightness_step_pct"]["enum"] == [-20]
+    assert not {"color_name", "color_temp_kelvin", "rgb_color", "brightness_pct"} & set(light)
+
+
+def test_mute_is_a_setting_of_the_player_not_a_switch() -> None:
+    # "now mute the sound on it as well" after a pause: the 0.5B paused again; "on" named
+    # a switch.
+    tools = _narrowed(
+        "now mute the sound on it as well",
+        referents=frozenset({"media_player.living_room"}),
+        referent_tools=frozenset({"control_media"}),
+    )
+    assert "control_media" not in tools and "turn_on" not in tools
+    media = _properties(tools["set_media"])
+    assert "mute" in media and "volume_pct" not in media and "volume_step_pct" not in media
+
+
+def test_a_tool_with_no_named_target_gives_way_to_one_with_one() -> None:
+    # "down" names covers too; the request names the speaker.
+    tools = _narrowed("turn the kids room speaker down a bit")
+    assert "control_cover" not in tools
+    assert _properties(tools["set_media"])["volume_step_pct"]["enum"] == [-10]
+
+
+def test_a_value_tool_with_nothing_said_to_set_is_left_out() -> None:
+    tools = _narrowed("switch on the kitchen light")
+    assert "set_light" not in tools and "turn_on" in tools
+
+
+def test_no_question_about_what_the_request_already_says() -> None:
+    tools = _narrowed("book a haircut in the family calendar tomorrow at 11")
+    if "ask_user" in tools:
+        assert "time" not in _properties(tools["ask_user"])["missing"]["enum"]
+    # A request that asks nothing a question could serve gets no ask_user at all.
+    assert "ask_user" not in _narrowed("what's the capital of France")
+
+
+def test_the_reason_for_no_tool_is_fixed() -> None:
+    reason = _properties(_narrowed("what's the capital of France")["no_tool_fits"])["reason"]
+    assert reason["enum"] == ["no function does this"]
+
+
+def test_an_array_of_an_enum_holds_no_more_items_than_it_has() -> None:
+    tools = _narrowed("turn off the kitchen light")
+    spec = _properties(tools["turn_off"])["entity_id"]
+    assert spec["maxItems"] == len(spec["items"]["enum"]) == 1
+
+
+def test_the_same_in_another_room_repeats_the_last_setting_there() -> None:
+    tools = _narrowed(
+        "the same in the kids room please",
+        referents=frozenset({"climate.living_room"}),
+        referent_tools=frozenset({"set_climate"}),
+    )
+    offer = narrowed_schemas(
+        _offer(),
+        grounding.Request(
+            "the same in the kids room please",
+            "en",
+            frozenset({"climate.living_room"}),
+            frozenset({"set_climate"}),
+        ),
+        HOME,
+        NOON,
+        {"set_climate": {"entity_id": ["climate.living_room"], "temperature": 22.0}},
+    )
+    assert offer is not None
+    climate = {s["name"]: s for s in offer}["set_climate"]
+    assert _enum(climate, "entity_id") == ["climate.kids_room"]  # not the living room again
+    assert _properties(climate)["temperature"]["enum"] == [22.0]
+    # Without what ran last, "the same" says no temperature: nothing to set.
+    assert "set_climate" not in tools
+
+
+def test_a_choice_the_words_make_is_the_only_one() -> None:
+    tools = _narrowed("close the living room blinds")
+    assert _properties(tools["control_cover"])["action"]["enum"] == ["close"]
+    assert tools["control_cover"]["x-shapes"] == ["action=close"]
+    # "shut" names no value: every action stays for the model.
+    shut = _narrowed("shut the living room blinds")
+    assert len(_properties(shut["control_cover"])["action"]["enum"]) == 4
+
+
+def test_all_day_or_a_time_of_day_chooses_the_events_shape() -> None:
+    allday = _narrowed("put grandma's birthday on the calendar on Friday, all day")
+    assert allday["create_event"]["x-shapes"] == [
+        "calendar_id, summary, start_date, days, description?, location?"
+    ]
+    timed = _narrowed("add swimming to the family calendar on Saturday at 10 for an hour")
+    assert timed["create_event"]["x-shapes"] == [
+        "calendar_id, summary, start, minutes, description?, location?"
+    ]
+    assert _properties(timed["create_event"])["minutes"]["enum"] == [60]
+
+
+def test_a_reads_targets_are_the_named_ones() -> None:
+    tools = _narrowed("is the living room tv on")
+    assert _enum(tools["get_state"], "entity_id") == ["media_player.living_room"]
+    assert not {"turn_on", "set_media"} & set(tools)  # a question: no action
+
+
+def test_switch_on_is_not_a_toggle() -> None:
+    tools = _narrowed("close the living room blinds and then switch on the reading lamp")
+    assert {"control_cover", "turn_on"} <= set(tools) and "toggle" not in tools
+
+
+def test_a_read_already_run_is_not_offered_again_beside_an_action() -> None:
+    schemas = tuple(_narrowed("cancel the dentist appointment").values())
+    later = {s["name"] for s in without_reads_run(schemas, frozenset({"list_events"}))}
+    assert "list_events" not in later and "delete_event" in later
+    reads_only = tuple(s for s in schemas if s["access"] != "control")
+    kept = without_reads_run(reads_only, frozenset({"list_events"}))
+    assert kept == reads_only  # nothing else to do: the read stays

@@ -44,7 +44,7 @@ class SlowPlanner:
 
 async def test_a_failed_step_counts_as_the_models_time(ha_bridge: HaBridge) -> None:
     agent = make_agent(ha_bridge, SlowPlanner(PlanFailure.TIMEOUT))
-    text = "is the bed light on, and what about the kitchen lights"
+    text = "turn on the bed light if it is off"  # an action on offer: a step after the read
     response = await agent.handle(ask(text, admin(ha_bridge)))
     assert response.status is Status.ERROR and response.error is not None
     assert response.error.code == "timeout"

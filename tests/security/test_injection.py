@@ -190,9 +190,11 @@ ADMIN, MINJI, TABLET = "admin", "minji", "tablet"
 DENY, CONFIRM = "deny", "confirm"
 LISTING = "hmm"  # any request that goes to the model: the listing is in every prompt
 ON_THE_LIST, TOMORROW, PLAYING, TEXT_ME = (
-    "what's on the list?",
-    "what's on tomorrow?",
-    "what's playing?",
+    # Not questions: a question offers no action, so after its read the model is not
+    # asked again and could not obey anything it read (test_a_question_ends_at_its_read).
+    "go through the list and sort out what it says",
+    "check tomorrow's calendar and sort out what it says",
+    "check what's playing and sort out what it says",
     "text the broken phone hi",
 )
 
@@ -408,3 +410,18 @@ async def test_the_requester_alone_confirms_and_then_exactly_the_asked_call_runs
     assert done.status is Status.DONE, done
     assert [(a.tool, a.outcome) for a in done.actions] == [("control_cover", Outcome.EXECUTED)]
     assert changed(before, home_states(hass)) == {"cover.garage_door"}
+
+
+async def test_a_question_ends_at_its_read_so_what_it_read_is_never_obeyed(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    text = instruction(UNLOCK)
+    await todo_item("item")(hass, ha_bridge, text)
+    planner = ScriptedPlanner(obedient(READ_TODO, UNLOCK))
+    agent = make_agent(ha_bridge, planner)
+    before = home_states(hass)
+    response = await agent.handle(ask("what's on the list?", admin(ha_bridge)))
+    assert len(planner.requests) == 1  # read, then answered from what was read
+    assert [a.tool for a in response.actions] == ["list_todo_items"]
+    assert response.status is Status.DONE
+    assert changed(before, home_states(hass)) == set()

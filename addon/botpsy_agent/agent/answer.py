@@ -72,6 +72,8 @@ def _spoken_steps(steps: list[Step]) -> list[Step]:
     ]
     kept = []
     for position, step in enumerate(steps):
+        if step.prepared:
+            continue
         later = {tool for at, tool in ran if at > position}
         outcome = step.outcome
         if isinstance(outcome, Failed) and (

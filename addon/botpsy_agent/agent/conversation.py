@@ -46,6 +46,10 @@ class Conversation:
     """Entity ids acted on last: what "it" and "them" refer to."""
     last_tools: tuple[str, ...] = ()
     """Tools used last: what "too" and "again" repeat."""
+    last_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The arguments each of those tools was last run with: what "the same" repeats."""
+    last_listed: frozenset[str] = frozenset()
+    """The uids of the events last listed: what "cancel it" points at."""
     updated_at: float = field(default_factory=time.monotonic)
 
     def remember(self, messages: list[dict[str, Any]]) -> None:

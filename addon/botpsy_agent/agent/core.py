@@ -27,10 +27,23 @@ from botpsy_agent.agent.conversation import (
     Conversation,
     ConversationStore,
 )
-from botpsy_agent.agent.narrowing import listed_uids, narrowed_schemas, with_listed_uids
+from botpsy_agent.agent.narrowing import (
+    listed_uids,
+    narrowed_schemas,
+    with_listed_uids,
+    without_reads_run,
+)
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.agent.pending import PendingAnswers
 from botpsy_agent.agent.pipeline import ENDS_TURN, ActionRunner, CallPipeline, Job
+from botpsy_agent.agent.prepare import (
+    Event,
+    for_events,
+    listed_events,
+    listing_call,
+    named_events,
+    needs_listing,
+)
 from botpsy_agent.agent.protocol import (
     AgentRequest,
     AgentResponse,
@@ -61,7 +74,8 @@ from botpsy_agent.policy import (
 )
 from botpsy_agent.words import grounding
 from botpsy_agent.words.recognizer import FastPath
-from tool_schemas.base import Tool
+from botpsy_agent.words.values import said_values
+from tool_schemas.base import Access, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 
 _LOGGER = logging.getLogger(__name__)
@@ -191,10 +205,24 @@ class BotPsyAgent:
         area = home.areas[request.area_id].name if request.area_id in home.areas else None  # type: ignore[index]
         user = {"role": "user", "content": f"{request_context(now, area_name=area)} {request.text}"}
         messages = [*job.conversation.history, user]
-        schemas = narrowed_schemas(offer, job.words(), home) or offer.schemas
+        words, last = job.words(), job.conversation.last_settings
+        schemas = narrowed_schemas(offer, words, home, now, last) or offer.schemas
+        if needs_listing(schemas):
+            messages += await self._prepare_listing(job)
+        values = said_values(words, now)
         made: set[str] = set()
         for step_number in range(self.settings.max_steps):
             uids = frozenset().union(*(listed_uids(s.feedback) for s in turn.steps))
+            named: list[Event] = []
+            if any(s.prepared for s in turn.steps):
+                # The app listed the events: a change is offered for those the request
+                # names, or for none.
+                events = [e for s in turn.steps for e in listed_events(s.feedback)]
+                named = named_events(events, words, job.conversation.last_listed)
+                uids = frozenset(e.uid for e in named)
+            ran = frozenset(
+                s.report.tool for s in turn.steps if s.is_read and s.status is Status.DONE
+            )
             asked = time.monotonic()
             try:
                 plan = await self.planner.plan(
@@ -205,7 +233,13 @@ class BotPsyAgent:
                         request.id,
                         step_number,
                         calls_only=step_number == 0,
-                        schemas=_or_none(with_listed_uids(schemas, uids), offer.schemas),
+                        schemas=_or_none(
+                            without_reads_run(
+                                for_events(with_listed_uids(schemas, uids), named, words, values),
+                                ran,
+                            ),
+                            offer.schemas,
+                        ),
                     )
                 )
             except PlanError as err:
@@ -240,13 +274,33 @@ class BotPsyAgent:
                 self._more_asked(job)
             ):
                 return  # done: the outcome is said from the phrasebook, no extra model step
+            if all(s.status is Status.DONE for s in steps) and not _offers_action(schemas):
+                # Only reads, and no action on offer for the next step: the answer is said
+                # from what was read; another step could only read again or write words
+                # nobody hears.
+                return
             messages.append(_assistant_message(plan.calls))
             messages.extend(
                 {"role": "tool", "content": json.dumps(s.feedback, ensure_ascii=False)}
                 for s in steps
             )
-        if not any(s.status is Status.DONE for s in turn.steps):
+        if not any(s.status is Status.DONE and not s.prepared for s in turn.steps):
             turn.status, turn.error = Status.ERROR, self._error(request, "step_limit")
+
+    async def _prepare_listing(self, job: Job) -> list[dict[str, Any]]:
+        """List the events a change to one needs, as the app's own read (agent/prepare.py):
+        the messages that show the model the listing."""
+        call = listing_call(job.now)
+        step = await self._pipeline.carry_out(call, job)
+        step.prepared = True
+        job.turn.steps.append(step)
+        if step.status is not Status.DONE:
+            return []
+        raw = RawCall(call.name, call.model_dump(exclude_none=True, mode="json"))
+        return [
+            _assistant_message((raw,)),
+            {"role": "tool", "content": json.dumps(step.feedback, ensure_ascii=False)},
+        ]
 
     def _more_asked(self, job: Job) -> bool:
         """Does the request name a device no step has acted on yet, or list an item no step
@@ -338,10 +392,14 @@ class BotPsyAgent:
         if acted:
             conversation.last_targets = tuple(dict.fromkeys(t for s in acted for t in s.targets))
             conversation.last_tools = tuple(dict.fromkeys(s.report.tool for s in acted))
+            conversation.last_settings = {s.report.tool: dict(s.report.arguments) for s in acted}
+        listed = frozenset().union(*(listed_uids(s.feedback) for s in turn.steps if not s.prepared))
+        if listed:
+            conversation.last_listed = listed
 
     def _respond(self, job: Job) -> AgentResponse:
         request, turn = job.request, job.turn
-        status = turn.status or _aggregate(turn.steps)
+        status = turn.status or _aggregate([s for s in turn.steps if not s.prepared])
         speech = say_turn(
             self._replies,
             turn,
@@ -434,6 +492,10 @@ def _or_none(
 ) -> tuple[dict[str, Any], ...] | None:
     """None for the offer's own schemas: the planner keeps their grammar ready."""
     return None if schemas == whole else schemas
+
+
+def _offers_action(schemas: tuple[dict[str, Any], ...]) -> bool:
+    return any(s.get("access") == Access.CONTROL.value for s in schemas)
 
 
 def _brief(step: Step) -> dict[str, Any]:

@@ -1,28 +1,32 @@
-"""The grammar for one request: the offer, narrowed to what the user's words name.
+"""The grammar for one request: the offer, narrowed to what the user's words name and say.
 
 Grounding rejects an action whose kind or targets the user did not name; a small model
 proposes such actions often ("put butter on the shopping list" → close the blinds; "tell
-Anna…" → a message to Sam). Narrowing the grammar to the named kinds and targets spends
-that check before generation instead of after it, so the model's one choice is among the
-calls that could run. It only ever removes choices, never adds any:
+Anna…" → a message to Sam). Narrowing the grammar spends that check before generation
+instead of after it, so the model's one choice is among the calls that could run. It only
+ever removes choices, never adds any:
 
-* action tools whose kind no word names are left out, when some action kind is named
-  (tools that change nothing stay: reads, questions, "no tool fits");
-* a question ("is the TV on?", "did someone leave the blinds shut?") keeps no action tool
-  at all: grounding runs none for a question, and the real 1.5B proposed one for both;
-* "am I free at 3?" keeps the free/busy check and leaves out the event list, whose answer
-  says what is on, not whether the time is free;
-* an action tool's entity enums keep only the entities the request names, when it names
-  any of that tool's (otherwise the tool keeps its scope, and grounding asks or refuses);
+* action tools whose kind no word names are left out, when some action kind is named;
+  then reads stay only where one prepares a named action (the events before moving one),
+  a condition asks for one ("close it if it is open") or the read's own kind is named;
+* a question ("is the TV on?") keeps no action tool at all: grounding runs none for a
+  question, and the real 1.5B proposed one for both;
+* "am I free at 3?" keeps the free/busy check and leaves out the event list;
+* a tool's entity enums keep only the entities the request names, when it names any of
+  that tool's; an action tool with none of them gives way to one with some ("turn the
+  speaker down": not the blinds), and a bare switch to an action that sets a value the
+  words say ("mute the sound on it": not "on");
+* an action's settings keep only the values the words say (`narrow_values`): the model
+  chooses among them and writes no setting nobody asked for;
 * what an action writes for people (a message, a list item, an event's title, details and
-  place) is made of the request's own words, never a `<` or `>`: a model cannot put
-  "bread" on the list for "butter and cheese", nor words planted in a calendar entry into
-  a message.
+  place) is made of the request's own words, never a `<` or `>`;
+* a question to the user only about what the request leaves open, the reason for "no
+  tool fits" one fixed phrase (`narrow_moves`);
+* an array of an enum holds no more items than the enum has.
 
 Per step, an event's uid can only be one a listing in this turn returned
-(`with_listed_uids`): before any listing, moving or deleting an event is not offered, so the
-model looks the event up first instead of guessing a uid that HA refuses after the user's
-"yes".
+(`with_listed_uids`), and a read this turn already ran is not offered again while an action
+is (`without_reads_run`).
 
 The prompt still shows the whole offer, so the cached prompt prefix is the same for every
 request.
@@ -30,16 +34,22 @@ request.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 import copy
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from botpsy_agent.agent.offer import SINGLE_ENTITY_FIELDS
+from botpsy_agent.agent.narrow_moves import Asked, asking_only, without_reason
+from botpsy_agent.agent.narrow_values import values_only
+from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, enum_of, properties
 from botpsy_agent.home.model import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
 from botpsy_agent.words import grounding
+from botpsy_agent.words.grounding_words import KINDS, REFERRING
+from botpsy_agent.words.values import SaidValues, said_values
 from tool_schemas.base import Access
 
-ENTITY_FIELDS = ("entity_id", *SINGLE_ENTITY_FIELDS)
 CONTENT_FIELDS: dict[str, tuple[str, ...]] = {
     "send_message": ("message",),
     "create_notification": ("message",),
@@ -58,24 +68,160 @@ grammar write a second call inside the first one's text (issue 25, finding 13)."
 
 
 def narrowed_schemas(
-    offer: Offer, words: grounding.Request, home: Home
+    offer: Offer,
+    words: grounding.Request,
+    home: Home,
+    now: datetime | None = None,
+    last_settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], ...] | None:
-    """The schemas the grammar allows for this request; None when nothing narrows."""
-    actions = [s["name"] for s in offer.schemas if s.get("access") == Access.CONTROL.value]
+    """The schemas the grammar allows for this request; None when nothing narrows.
+    `now` tells the request's times from its numbers (without it, every number counts);
+    `last_settings`: the arguments this conversation last ran each tool with, which a
+    request pointing back may repeat ("the same in the kids room")."""
+    actions = {s["name"] for s in offer.schemas if s.get("access") == Access.CONTROL.value}
     kinds = grounding.asked_kinds(words, actions)
     named = grounding.named_entities(words, home)
-    said = request_words(words.text)
-    left_out = _reads_left_out(words)
-    narrowed: list[dict[str, Any]] = []
+    values = said_values(words, now)
+    chosen = _actions(
+        offer, words=words, named=named, values=values, kinds=kinds, last_settings=last_settings
+    )
+    left_out = set(_reads_left_out(words)) | _less_fitting(chosen)
+    offered = frozenset(chosen) - left_out
+    if kinds is not None:  # the request names kinds of action: reads only where needed
+        left_out |= _reads_not_needed(offer, offered, words)
+    asked = Asked(words, home, named, now, values, offered)
+    narrowed = []
     for schema in offer.schemas:
         name = schema["name"]
-        if name not in actions:
-            if name not in left_out:
-                narrowed.append(schema)
-        elif not words.is_question and (kinds is None or name in kinds):
-            narrowed.append(_said_only(_named_only(schema, named), said))
+        if name in left_out or (name in actions and name not in chosen):
+            continue
+        if name in chosen:
+            narrowed.append(_bounded(chosen[name].schema))
+        elif name == "ask_user":
+            if (asking := asking_only(schema, asked)) is not None:
+                narrowed.append(_bounded(asking))
+        elif name == "no_tool_fits":
+            narrowed.append(without_reason(schema))
+        else:  # a read: "is the living room tv on" reads the TV, not the lamp
+            narrowed.append(_bounded(_named_only(schema, named)))
     result = tuple(narrowed)
     return None if result == offer.schemas else result
+
+
+@dataclass(frozen=True)
+class _Action:
+    schema: dict[str, Any]
+    names_target: bool
+    """Some of its entities are named."""
+    sets_said: bool
+    """It sets a value the words say."""
+
+
+def _actions(
+    offer: Offer,
+    *,
+    words: grounding.Request,
+    named: frozenset[str],
+    values: SaidValues,
+    kinds: frozenset[str] | None,
+    last_settings: Mapping[str, Mapping[str, Any]] | None,
+) -> dict[str, _Action]:
+    """The action tools of the named kinds (every one, when none is named; none for a
+    question), with their targets and settings narrowed; a tool with nothing left to set
+    is left out."""
+    if words.is_question:
+        return {}
+    said = request_words(words.text)
+    chosen: dict[str, _Action] = {}
+    for schema in offer.schemas:
+        name = schema["name"]
+        if schema.get("access") != Access.CONTROL.value or (
+            kinds is not None and name not in kinds
+        ):
+            continue
+        repeated = _repeated(name, words, last_settings)
+        narrowed = values_only(
+            _said_only(_named_only(schema, named), said), words, values, repeated
+        )
+        if narrowed is not None:
+            chosen[name] = _Action(narrowed[0], _names_any(schema, named), narrowed[1])
+    return chosen
+
+
+SWITCHES = frozenset({"turn_on", "turn_off", "toggle"})
+
+
+def _less_fitting(chosen: Mapping[str, _Action]) -> set[str]:
+    """Action tools a better-fitting one makes pointless: one with none of the named
+    targets, when another has some ("turn the speaker down": not the blinds, whose kind
+    "down" also names), and a bare switch, when another sets a value the words say ("mute
+    the sound on it": not "on")."""
+    out: set[str] = set()
+    if any(a.names_target for a in chosen.values()):
+        out |= {name for name, a in chosen.items() if not a.names_target}
+    if any(a.sets_said for name, a in chosen.items() if name not in out):
+        out |= SWITCHES & set(chosen)
+    return out
+
+
+def _names_any(schema: dict[str, Any], named: frozenset[str]) -> bool:
+    specs = properties(schema)
+    return any(e in named for f in ENTITY_FIELDS for e in enum_of(specs.get(f)) or ())
+
+
+def _repeated(
+    tool: str,
+    words: grounding.Request,
+    last_settings: Mapping[str, Mapping[str, Any]] | None,
+) -> Mapping[str, Any]:
+    """The settings a request pointing back repeats: this tool's last arguments."""
+    if not last_settings or tool not in last_settings:
+        return {}
+    if not words.says_any(REFERRING.get(words.word_language, ())):
+        return {}
+    return last_settings[tool]
+
+
+def _bounded(schema: dict[str, Any]) -> dict[str, Any]:
+    """Arrays of an enum hold at most as many items as it has: the real 0.5B wrote the one
+    fan it was offered six times over, paying a decode step for each."""
+    changed: dict[str, Any] = {}
+    for key, spec in properties(schema).items():
+        enum = enum_of(spec) if spec.get("type") == "array" else None
+        if enum is not None and len(enum) < int(spec.get("maxItems", len(enum) + 1)):
+            changed[key] = {**spec, "maxItems": len(enum)}
+    if not changed:
+        return schema
+    schema = copy.deepcopy(schema)
+    properties(schema).update(changed)
+    return schema
+
+
+CONDITIONS: dict[str, tuple[str, ...]] = {
+    "en": ("if", "unless", "whether", "in case"),
+    "id": ("kalau", "jika", "apabila", "bila"),
+    "ko": ("으면", "라면", "다면"),
+}
+"""Words that make an action wait on a state ("close it if it is open"): a read comes first."""
+
+
+def _reads_not_needed(offer: Offer, actions: frozenset[str], words: grounding.Request) -> set[str]:
+    """The reads an action request has no use for: when it names kinds of action, only a
+    read that prepares one of them (the events before moving one) or that a condition asks
+    for stays; the real 0.5B answered "I've got everything on the shopping list" and "tell
+    me when the piano lesson is" with the calendar and a list of lamps."""
+    if not actions:
+        return set()
+    language = words.word_language
+    prepared = {r for r, changes in grounding.PREPARED_BY.items() if actions & set(changes)}
+    prepared |= {r for r in grounding.READ_KINDS if words.says_any(KINDS[language][r])}
+    if words.says_any(CONDITIONS.get(language, ())):
+        prepared.add("get_state")
+    return {
+        s["name"]
+        for s in offer.schemas
+        if s.get("access") == Access.READ.value and s["name"] not in prepared
+    }
 
 
 def _reads_left_out(words: grounding.Request) -> frozenset[str]:
@@ -86,7 +232,7 @@ def _named_only(schema: dict[str, Any], named: frozenset[str]) -> dict[str, Any]
     properties = schema["parameters"]["properties"]
     keep: dict[str, list[str]] = {}
     for field in ENTITY_FIELDS:
-        enum = _enum(properties.get(field))
+        enum = enum_of(properties.get(field))
         chosen = [e for e in enum or () if e in named]
         if chosen and chosen != enum:
             keep[field] = chosen
@@ -99,14 +245,6 @@ def _named_only(schema: dict[str, Any], named: frozenset[str]) -> dict[str, Any]
     return schema
 
 
-def _enum(spec: dict[str, Any] | None) -> list[str] | None:
-    if spec is None:
-        return None
-    target = spec["items"] if spec.get("type") == "array" else spec
-    enum = target.get("enum")
-    return enum if isinstance(enum, list) else None
-
-
 def request_words(text: str) -> tuple[str, ...]:
     """The request's words as said, and each with a capital first letter (a title)."""
     words = [w.translate(_TAG_MARKS).strip(_EDGE_PUNCTUATION) for w in text.split()]
@@ -115,18 +253,13 @@ def request_words(text: str) -> tuple[str, ...]:
 
 
 def _said_only(schema: dict[str, Any], said: tuple[str, ...]) -> dict[str, Any]:
-    fields = [f for f in CONTENT_FIELDS.get(schema["name"], ()) if f in _properties(schema)]
+    fields = [f for f in CONTENT_FIELDS.get(schema["name"], ()) if f in properties(schema)]
     if not fields or not said:
         return schema
     schema = copy.deepcopy(schema)
     for field in fields:
-        _properties(schema)[field][WORDS_KEY] = list(said)
+        properties(schema)[field][WORDS_KEY] = list(said)
     return schema
-
-
-def _properties(schema: dict[str, Any]) -> dict[str, Any]:
-    properties: dict[str, Any] = schema["parameters"]["properties"]
-    return properties
 
 
 UID_TOOLS = ("update_event", "delete_event")
@@ -139,13 +272,24 @@ def with_listed_uids(
     that need one are left out until a listing has returned any."""
     out: list[dict[str, Any]] = []
     for schema in schemas:
-        if schema["name"] not in UID_TOOLS or "uid" not in _properties(schema):
+        if schema["name"] not in UID_TOOLS or "uid" not in properties(schema):
             out.append(schema)
         elif uids:
             limited = copy.deepcopy(schema)
-            _properties(limited)["uid"]["enum"] = sorted(uids)
+            properties(limited)["uid"]["enum"] = sorted(uids)
             out.append(limited)
     return tuple(out)
+
+
+def without_reads_run(
+    schemas: tuple[dict[str, Any], ...], ran: frozenset[str]
+) -> tuple[dict[str, Any], ...]:
+    """A later step's schemas without the reads this turn already ran, while an action is
+    on offer: the real 0.5B listed the calendar again and again for "cancel it" instead of
+    deleting the event it had just found."""
+    if not ran or not any(s.get("access") == Access.CONTROL.value for s in schemas):
+        return schemas
+    return tuple(s for s in schemas if s["name"] not in ran)
 
 
 def listed_uids(feedback: Any) -> frozenset[str]:

@@ -169,6 +169,9 @@ class Step:
     """What the model is told about it (data, quoted in a tool response)."""
     is_read: bool = False
     targets: tuple[str, ...] = ()
+    prepared: bool = False
+    """A read the app ran itself to prepare the model's step (agent/prepare.py): never
+    said, since nobody asked for it."""
 
 
 @dataclass

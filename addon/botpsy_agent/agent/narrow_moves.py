@@ -1,0 +1,113 @@
+"""The conversation moves the model is offered besides acting: a question about what the
+request leaves open (`ask_user`), and saying that nothing fits (`no_tool_fits`).
+
+The real 0.5B answered a message, a booking with its time and a sum with "For when?": a
+question the app would ask is offered only about what an offered action needs, what the
+request asks for and does not already say, and not at all when nothing is left to ask.
+The reason for "nothing fits" is never spoken, so it is one fixed phrase.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from botpsy_agent.agent.schema_fields import enum_of, properties
+from botpsy_agent.home.model import Home
+from botpsy_agent.words import grounding
+from botpsy_agent.words.content import message_body
+from botpsy_agent.words.spoken_time import find_spoken_times
+from botpsy_agent.words.values import SaidValues
+
+NO_TOOL_REASON = "no function does this"
+"""The one reason the model may give: it is never spoken (the app says what it can do),
+and a reason in the model's own words cost the real 0.5B a dozen decode steps."""
+
+
+def without_reason(schema: dict[str, Any]) -> dict[str, Any]:
+    if "reason" not in properties(schema):
+        return schema
+    schema = copy.deepcopy(schema)
+    properties(schema)["reason"] = {
+        **properties(schema)["reason"],
+        "enum": [NO_TOOL_REASON],
+    }
+    return schema
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question may be about: the request, read, and the actions on offer."""
+
+    words: grounding.Request
+    home: Home
+    named: frozenset[str]
+    now: datetime | None
+    values: SaidValues
+    actions: frozenset[str]
+
+
+def asking_only(schema: dict[str, Any], asked: Asked) -> dict[str, Any] | None:
+    """`ask_user` with only what the request may be asked about; None when nothing is left
+    to ask, so the model chooses between acting and saying that nothing fits."""
+    missing = [
+        m
+        for m in enum_of(properties(schema).get("missing")) or []
+        if _serves(m, asked.actions)
+        and grounding.asks_for(asked.words, asked.home, m)
+        and not _says_already(m, asked)
+    ]
+    if not missing:
+        return None
+    candidates = enum_of(properties(schema).get("candidates"))
+    schema = copy.deepcopy(schema)
+    properties(schema)["missing"]["enum"] = missing
+    if candidates is not None and (chosen := [c for c in candidates if c in asked.named]):
+        properties(schema)["candidates"]["items"]["enum"] = chosen
+    return schema
+
+
+def _serves(missing: str, actions: frozenset[str]) -> bool:
+    """Is there an offered action this question would help? Reads need no question."""
+    tools = grounding.QUESTION_TOOLS.get(missing)
+    if tools is not None:
+        return bool(actions & set(tools))
+    if missing == "value":  # how much, which colour: only what sets a value asks it
+        return bool(actions & VALUE_TOOLS)
+    return bool(actions - grounding.NOT_DEVICE_TOOLS)  # which device
+
+
+VALUE_TOOLS = frozenset(
+    {"set_light", "set_climate", "set_humidifier", "set_fan", "set_media", "set_number"}
+)
+
+
+def _says_already(missing: str, asked: Asked) -> bool:
+    words, named = asked.words, asked.named
+    match missing:
+        case "time":
+            return asked.now is not None and any(
+                spoken.times or spoken.days or spoken.moment is not None
+                for spoken in find_spoken_times(words.text, asked.now, words.language)
+            )
+        case "recipient":
+            return any(e.startswith("notify.") for e in named)
+        case "list":
+            return any(e.startswith("todo.") for e in named)
+        case "content":
+            entities = asked.home.entities
+            names = tuple(
+                name
+                for e in named
+                if e.startswith("notify.") and e in entities
+                for name in (entities[e].name, *entities[e].aliases)
+            )
+            return message_body(words.text, names) is not None
+        case "value":
+            values = asked.values
+            return bool(
+                values.levels or values.steps or values.directions or values.whites
+            ) or bool(values.colours)
+    return False

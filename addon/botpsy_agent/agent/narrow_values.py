@@ -1,0 +1,167 @@
+"""The settings an action may write, cut to the values the request says (words/values.py).
+
+A small model chooses well and writes values badly: the real 0.5B set 10 °C with the heating
+off for "turn it down a degree", full volume for "a bit louder", a colour for "warm white"
+and a colour nobody asked for with "slightly dimmer". Here an action's optional settings
+keep only what the words say (a level only as said, a step only the way and size said, a
+colour, white or mode only when said, a setting such as mute only when spoken of), its
+required choices only the values said when any is, and its shapes only what is left; the
+model then chooses among those. A request pointing back ("the same in the kids room") may
+repeat what the tool last ran with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+import copy
+from typing import Any
+
+from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, GROUP_FIELDS, properties, required
+from botpsy_agent.words.checks import Quantity
+from botpsy_agent.words.grounding import Request
+from botpsy_agent.words.values import (
+    DEFAULT_STEP,
+    LEVEL_FIELDS,
+    SETTING_WORDS,
+    STEP_QUANTITY,
+    SaidValues,
+    says_setting,
+    says_value,
+)
+
+CALENDAR_STARTS = frozenset({"start", "start_date"})
+
+
+def values_only(
+    schema: dict[str, Any], words: Request, values: SaidValues, repeated: Mapping[str, Any]
+) -> tuple[dict[str, Any], bool] | None:
+    """The schema with its settings cut to what the words say, and whether the words set
+    any of them; None when nothing of the tool is left to set."""
+    specs = properties(schema)
+    needed = required(schema)
+    allowed: dict[str, list[Any] | None] = {}
+    """field -> its values (None: the field stays as it is); a field left out is cut."""
+    for key, spec in specs.items():
+        if key in ENTITY_FIELDS or key in GROUP_FIELDS:
+            allowed[key] = None
+        elif key in needed:
+            # A choice the words make among its values ("close" of open/close/stop) is
+            # the only one; words that say none leave all to the model.
+            said = [v for v in spec.get("enum", ()) if says_value(words, str(v))]
+            allowed[key] = said or None
+        elif (options := said_options(key, spec, words, values)) != [] or key in repeated:
+            if options is not None and key in repeated and repeated[key] not in options:
+                options = [*options, repeated[key]]  # "the same": what ran last time
+            allowed[key] = options
+    sets = any(
+        options or key in SETTING_WORDS["en"]
+        for key, options in allowed.items()
+        if key not in needed and key not in ENTITY_FIELDS and key not in GROUP_FIELDS
+    )
+    if len(allowed) == len(specs) and all(v is None for v in allowed.values()):
+        return schema, sets
+    shapes = shapes_left(schema.get("x-shapes"), allowed)
+    if shapes == []:
+        return None
+    schema = copy.deepcopy(schema)
+    for key in list(properties(schema)):
+        if key not in allowed:
+            del properties(schema)[key]
+        elif (options := allowed[key]) is not None:
+            properties(schema)[key] = {**properties(schema)[key], "enum": options}
+    if shapes is not None:
+        schema["x-shapes"] = shapes
+    return schema, sets
+
+
+def said_options(  # noqa: PLR0911 - one rule per kind of setting
+    key: str, spec: dict[str, Any], words: Request, values: SaidValues
+) -> list[Any] | None:
+    """The values the words allow an optional setting; None: any (not ours to judge);
+    []: none (the setting is cut)."""
+    if key in STEP_QUANTITY:
+        return _steps(key, spec, values)
+    if key in LEVEL_FIELDS:
+        levels = [*values.levels, *([100.0] if values.full and spec.get("maximum") == 100 else [])]
+        return _within(levels, spec)
+    if key in {"minutes", "days"}:
+        lengths = values.minutes if key == "minutes" else values.days
+        if key == "days" and values.clock and not values.all_day:
+            return []  # a time of day said: not an all-day event
+        return _within(list(lengths), spec) or None
+    if key in CALENDAR_STARTS:
+        if key == "start" and values.all_day:
+            return []  # "all day": no time of day
+        if key == "start_date" and values.clock and not values.all_day:
+            return []
+        return None
+    if key == "color_temp_kelvin":
+        return _within([*values.whites, *values.levels], spec)
+    if key == "color_name":
+        colours = [c for c in values.colours if c in spec.get("enum", ())]
+        if values.whites:  # "warm white" is a white temperature, not the colour
+            colours = [c for c in colours if c not in {"white", "warmwhite"}]
+        return colours
+    if "enum" in spec and spec.get("type") == "string":
+        return [v for v in spec["enum"] if says_value(words, str(v))]
+    if key in SETTING_WORDS["en"]:
+        return None if says_setting(words, key) else []
+    return None
+
+
+def _steps(key: str, spec: dict[str, Any], values: SaidValues) -> list[Any]:
+    quantity = STEP_QUANTITY[key]
+    way = values.directions.get(quantity, values.directions.get(Quantity.ANY))
+    sizes = list(values.steps)
+    if not sizes and (way is not None or values.small):
+        sizes = [DEFAULT_STEP[quantity]]
+    signs = [way] if way is not None else [1, -1]
+    return _within([sign * size for size in sizes for sign in signs], spec)
+
+
+def _within(numbers: list[float], spec: dict[str, Any]) -> list[Any]:
+    """The numbers the field's type and bounds admit, in its own type."""
+    low, high = spec.get("minimum"), spec.get("maximum")
+    whole = spec.get("type") == "integer"
+    out: list[Any] = []
+    for number in numbers:
+        if (low is not None and number < low) or (high is not None and number > high):
+            continue
+        if whole and number != int(number):
+            continue
+        value = int(number) if whole or number == int(number) else number
+        if value not in out:
+            out.append(value)
+    return out
+
+
+def shapes_left(shapes: list[str] | None, kept: Mapping[str, list[Any] | None]) -> list[str] | None:
+    """The tool's shapes with cut fields and values taken out; a shape that needs a cut
+    field or value goes. None for a tool without shapes."""
+    if shapes is None:
+        return None
+    left = []
+    for shape in shapes:
+        parts = []
+        for raw in (p.strip() for p in shape.split(",") if p.strip()):
+            optional = raw.endswith("?")
+            item = raw.removesuffix("?")
+            field, _, fixed = item.partition("=")
+            if fixed:
+                options = kept.get(field)
+                values = [v for v in fixed.split("|") if options is None or v in options]
+                if values:
+                    parts.append(f"{field}={'|'.join(values)}" + ("?" if optional else ""))
+                    continue
+                if optional:
+                    continue
+                break
+            choices = [f for f in field.split("|") if f in kept]
+            if choices:
+                parts.append("|".join(choices) + ("?" if optional else ""))
+            elif not optional:
+                break
+        else:
+            if parts:
+                left.append(", ".join(parts))
+    return left

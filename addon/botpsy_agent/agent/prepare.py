@@ -1,0 +1,170 @@
+"""What the app reads itself before the model's first step, and how it narrows the step.
+
+Moving or deleting an event needs its uid, which only a listing gives and no model can
+guess. The real 0.5B, offered the listing as a first step, gave up instead ("move the
+dentist to 5 pm" → "no function does this"; "cancel it" → the calendar listed four times).
+So when a request names such a change, the app lists the coming month's events itself (a
+read, authorised like any call, never said), and the change is offered only for the events
+the request names: by a word of their title ("the dentist"), or, for "it", those the
+conversation's last listing showed. For one such event the change keeps its title and its
+length, and "an hour later" is that event's own start moved by the hour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+import copy
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+import re
+from typing import Any
+
+from botpsy_agent.agent.schema_fields import properties
+from botpsy_agent.words import grounding
+from botpsy_agent.words.grounding_words import REFERRING
+from botpsy_agent.words.values import SaidValues
+from tool_schemas.base import Tool
+from tool_schemas.calendar import ListEvents
+
+UID_TOOLS = ("update_event", "delete_event")
+LISTING_DAYS = 31
+_TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
+_NOT_TITLE_WORDS = frozenset(
+    {"the", "and", "with", "for", "appointment", "event", "meeting", "lesson", "call"}
+)
+LATER: Mapping[str, tuple[str, ...]] = {
+    "en": ("later", "back", "push", "postpone", "delay"),
+    "ko": ("늦", "미뤄", "뒤로"),
+    "id": ("lebih lambat", "mundur", "tunda", "undur"),
+}
+EARLIER: Mapping[str, tuple[str, ...]] = {
+    "en": ("earlier", "forward", "sooner"),
+    "ko": ("일찍", "앞당"),
+    "id": ("lebih awal", "majukan", "maju"),
+}
+"""Which way "by an hour" moves an event."""
+
+
+def needs_listing(schemas: Sequence[Mapping[str, Any]]) -> bool:
+    """Does this step offer a change to an event, and the listing it needs?"""
+    names = {s["name"] for s in schemas}
+    return bool(names & set(UID_TOOLS)) and "list_events" in names
+
+
+def listing_call(now: datetime) -> Tool:
+    """The coming month's events, from the start of today."""
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
+    return ListEvents(start=today, hours=24 * LISTING_DAYS)
+
+
+@dataclass(frozen=True)
+class Event:
+    uid: str
+    summary: str
+    start: str
+    end: str
+
+    @property
+    def minutes(self) -> int | None:
+        try:
+            length = datetime.fromisoformat(self.end) - datetime.fromisoformat(self.start)
+        except ValueError:
+            return None
+        return int(length.total_seconds() // 60) if "T" in self.start else None
+
+
+def listed_events(feedback: Any) -> list[Event]:
+    """The events (with uids) a step's result holds."""
+    found: list[Event] = []
+    stack = [feedback]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            events = item.get("events")
+            if isinstance(events, list):
+                found.extend(_event(e) for e in events if _has_uid(e))
+            stack.extend(v for k, v in item.items() if k != "events")
+        elif isinstance(item, list):
+            stack.extend(item)
+    return list({e.uid: e for e in found}.values())
+
+
+def _has_uid(event: Any) -> bool:
+    return isinstance(event, dict) and isinstance(event.get("uid"), str)
+
+
+def _event(raw: dict[str, Any]) -> Event:
+    return Event(
+        raw["uid"], str(raw.get("summary", "")), str(raw.get("start", "")), str(raw.get("end", ""))
+    )
+
+
+def named_events(
+    events: Sequence[Event], words: grounding.Request, last_listed: frozenset[str]
+) -> list[Event]:
+    """The events the request names: by a word of their title; else, when it points back
+    ("cancel it"), those the conversation last listed; else none."""
+    by_title = [e for e in events if _title_said(e, words)]
+    if by_title:
+        return by_title
+    if last_listed and words.says_any(REFERRING.get(words.word_language, ())):
+        return [e for e in events if e.uid in last_listed]
+    return []
+
+
+def _title_said(event: Event, words: grounding.Request) -> bool:
+    title = {w.casefold() for w in _TITLE_WORD.findall(event.summary)} - _NOT_TITLE_WORDS
+    return any(words.says(w) for w in title)
+
+
+def for_events(
+    schemas: tuple[dict[str, Any], ...],
+    events: Sequence[Event],
+    words: grounding.Request,
+    values: SaidValues,
+) -> tuple[dict[str, Any], ...]:
+    """The step's changes to events, limited to `events` (those the request names); for
+    one event, an update keeps its title and length and may move it by what was said."""
+    if not events:
+        return schemas
+    out = []
+    for schema in schemas:
+        if schema["name"] not in UID_TOOLS or "uid" not in properties(schema):
+            out.append(schema)
+            continue
+        limited = copy.deepcopy(schema)
+        properties(limited)["uid"]["enum"] = [e.uid for e in events]
+        if limited["name"] == "update_event" and len(events) == 1:
+            _keep_title_and_length(limited, events[0], words, values)
+        out.append(limited)
+    return tuple(out)
+
+
+def _keep_title_and_length(
+    schema: dict[str, Any], event: Event, words: grounding.Request, values: SaidValues
+) -> None:
+    specs = properties(schema)
+    if "summary" in specs and event.summary:
+        specs["summary"] = {**specs["summary"], "enum": [event.summary]}
+        specs["summary"].pop("x-words", None)
+    length = event.minutes
+    if length is not None and "minutes" in specs:
+        specs["minutes"] = {**specs["minutes"], "enum": [length]}
+    moved = _moved_start(event, words, values)
+    if moved is not None and "start" in specs:
+        specs["start"] = {**specs["start"], "enum": [moved]}
+        specs["start"].pop("pattern", None)
+
+
+def _moved_start(event: Event, words: grounding.Request, values: SaidValues) -> str | None:
+    """ "push it back an hour": the event's own start moved by the length said."""
+    if not values.minutes or values.clock or "T" not in event.start:
+        return None
+    language = words.word_language
+    way = 1 if words.says_any(LATER.get(language, ())) else 0
+    way -= 1 if words.says_any(EARLIER.get(language, ())) else 0
+    if way == 0:
+        return None
+    start = datetime.fromisoformat(event.start)
+    moved = start + way * timedelta(minutes=values.minutes[0])
+    return moved.replace(tzinfo=None).isoformat(timespec="minutes")
