@@ -487,6 +487,9 @@ class SetMedia(Targeted):
             raise ValueError("give volume_pct or volume_step_pct, not both")
         return self
 
+    def _raises_volume(self) -> bool:
+        return (self.volume_step_pct or 0) > 0 or (self.volume_pct or 0) > 0
+
     def to_actions(
         self, targets: Sequence[TargetState], context: MappingContext
     ) -> tuple[HaAction, ...]:
@@ -504,6 +507,10 @@ class SetMedia(Targeted):
                 )
         if self.mute is not None:
             actions += per_domain(targets, "volume_mute", {"is_volume_muted": self.mute})
+        elif self._raises_volume():
+            # Louder on a muted player stays silent: "I can't hear it" unmutes it too.
+            muted = [t for t in targets if t.attributes.get("is_volume_muted") is True]
+            actions += per_domain(muted, "volume_mute", {"is_volume_muted": False})
         if self.source is not None:
             actions += per_domain(targets, "select_source", {"source": self.source})
         return tuple(actions)

@@ -162,6 +162,27 @@ def test_relative_changes_are_computed_per_entity_and_clamped() -> None:
     assert action.data == {"temperature": 35}
 
 
+def test_louder_on_a_muted_player_unmutes_it_too() -> None:
+    # "I can't hear the kids speaker": a louder player that stays muted is still silent.
+    louder = parse_tool_call("set_media", {"entity_id": ["media_player.a"], "volume_step_pct": 10})
+    targets = [
+        TargetState("media_player.a", "playing", {"volume_level": 0.3, "is_volume_muted": True})
+    ]
+    calls = [
+        (a.service, a.data)
+        for a in to_ha_actions(louder, targets, NOW)
+        if isinstance(a, ServiceCall)
+    ]
+    assert ("volume_set", {"volume_level": 0.4}) in calls
+    assert ("volume_mute", {"is_volume_muted": False}) in calls
+    unmuted = [TargetState("media_player.a", "playing", {"volume_level": 0.3})]
+    assert [a.service for a in to_ha_actions(louder, unmuted, NOW)] == ["volume_set"]  # type: ignore[union-attr]
+    quieter = parse_tool_call(
+        "set_media", {"entity_id": ["media_player.a"], "volume_step_pct": -10}
+    )
+    assert [a.service for a in to_ha_actions(quieter, targets, NOW)] == ["volume_set"]  # type: ignore[union-attr]
+
+
 def test_legacy_notify_services_and_notify_entities_map_differently() -> None:
     call = parse_tool_call(
         "send_message", {"recipient": "notify.mobile_app_anna", "message": "Dinner"}
