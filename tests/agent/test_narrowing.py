@@ -362,3 +362,9 @@ def test_a_read_already_run_is_not_offered_again_beside_an_action() -> None:
     reads_only = tuple(s for s in schemas if s["access"] != "control")
     kept = without_reads_run(reads_only, frozenset({"list_events"}))
     assert kept == reads_only  # nothing else to do: the read stays
+
+
+def test_a_notification_to_everyone_is_not_left_out_for_a_named_phone() -> None:
+    # It names no entity: a named recipient of send_message does not make it pointless.
+    tools = _narrowed("send a notification to everyone and tell Anna dinner is ready")
+    assert {"send_message", "create_notification"} <= set(tools)

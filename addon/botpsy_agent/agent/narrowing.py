@@ -111,8 +111,9 @@ def narrowed_schemas(
 @dataclass(frozen=True)
 class _Action:
     schema: dict[str, Any]
-    names_target: bool
-    """Some of its entities are named."""
+    names_target: bool | None
+    """Some of its entities are named; None for a tool that takes no entity (a
+    notification to everyone)."""
     sets_said: bool
     """It sets a value the words say."""
 
@@ -158,15 +159,18 @@ def _less_fitting(chosen: Mapping[str, _Action]) -> set[str]:
     the sound on it": not "on")."""
     out: set[str] = set()
     if any(a.names_target for a in chosen.values()):
-        out |= {name for name, a in chosen.items() if not a.names_target}
+        out |= {name for name, a in chosen.items() if a.names_target is False}
     if any(a.sets_said for name, a in chosen.items() if name not in out):
         out |= SWITCHES & set(chosen)
     return out
 
 
-def _names_any(schema: dict[str, Any], named: frozenset[str]) -> bool:
+def _names_any(schema: dict[str, Any], named: frozenset[str]) -> bool | None:
     specs = properties(schema)
-    return any(e in named for f in ENTITY_FIELDS for e in enum_of(specs.get(f)) or ())
+    fields = [f for f in ENTITY_FIELDS if f in specs]
+    if not fields:
+        return None
+    return any(e in named for f in fields for e in enum_of(specs.get(f)) or ())
 
 
 def _repeated(
