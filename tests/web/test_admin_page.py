@@ -154,6 +154,14 @@ def write_audit(path: Path, now: datetime) -> None:
             "security": True,
         }
     )
+    log.write(
+        {
+            "kind": "request",
+            "id": "sat1",
+            "principal": "mqtt:homeassistant@kitchen",
+            "topic": "botpsy/home/request",
+        }
+    )
     log.close()
 
 
@@ -253,9 +261,10 @@ async def test_the_audit_log_newest_first_in_pages_of_fifty(
     status, html = await get(client, "/audit")
     assert status == 200
     words = text_of(html)
-    assert "62 record(s), newest first; page 1 of 2" in words
+    assert "63 record(s), newest first; page 1 of 2" in words
+    assert "Voice satellites and automations in kitchen" in words  # a satellite's request
     rows = re.findall(r"<code>([^<]+)</code></td><td>", html)
-    assert rows[:3] == ["x1", "unlock1", "r059"]
+    assert rows[:4] == ["sat1", "x1", "unlock1", "r059"]
     assert len(rows) == 50
     # Markup a request put in a topic is shown as text, never as markup.
     assert "<script>" not in html
@@ -266,7 +275,7 @@ async def test_the_audit_log_newest_first_in_pages_of_fifty(
     assert older is not None and "page=1" in older.group(1)
     status, html = await get(client, "/audit?page=1")
     rows = re.findall(r"<code>([^<]+)</code></td><td>", html)
-    assert rows == [f"r{n:03d}" for n in range(11, -1, -1)]
+    assert rows == [f"r{n:03d}" for n in range(12, -1, -1)]
     assert "page 2 of 2" in text_of(html)
 
 
@@ -283,7 +292,8 @@ async def test_the_audit_log_newest_first_in_pages_of_fifty(
             f"user=user:{ADMIN.user_id}&since=2026-12-03T06:45&until=2026-12-03T06:47",
             ["r007", "r006", "r005"],
         ),
-        ("since=2026-12-03T07:40", ["x1", "unlock1"]),
+        ("since=2026-12-03T07:40", ["sat1", "x1", "unlock1"]),
+        ("user=mqtt:homeassistant", ["sat1"]),
     ],
 )
 async def test_the_audit_filters(

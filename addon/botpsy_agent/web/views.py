@@ -221,7 +221,8 @@ def _newest_page(
 
 def _audit_row(record: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
     principal = str(record.get("principal") or "")
-    who = names.get(principal, principal or "-")
+    base, _, area = principal.partition("@")  # HA itself, placed in a satellite's area
+    who = names.get(base, base or "-") + (f" in {area}" if area else "")
     claimed = record.get("claimed_user_id")
     if claimed:
         who += f" (claimed {names.get(f'user:{claimed}', claimed)})"
