@@ -49,7 +49,10 @@ users:
       - {{id: sam-no-locks, deny: [control], domains: [lock]}}
       - {{id: sam-warmth, limit: {{temperature: {{min: 18, max: 22}}}}, areas: [kids_room]}}
 mqtt:
-  homeassistant: {{rules: [{{id: ui-allow, allow: [read]}}]}}
+  homeassistant:
+    rules:
+      - {{id: ui-allow, allow: [read]}}
+      - {{id: ui-allow-own_area, allow: [control], own_area: true, domains: [light]}}
 """
 HOME = Home.of(
     [
@@ -332,7 +335,11 @@ async def test_the_matrix_says_who_may_do_what_and_which_rule_decided(
     )
     assert cells["light.kitchen"][1] == ("read ✗ not_exposed", "control ✗ not_exposed")
     assert cells["light.kitchen"][0][1] == "control ✓ admins-all"  # admins ignore exposure
-    assert cells["light.kids_lamp"][2] == ("read ✓ ui-allow", "control ✗ not_allowed")
+    # A satellite in the lamp's room may switch it (the rule of its own area); the heater,
+    # in the same room, is not a light.
+    assert cells["light.kids_lamp"][2] == ("read ✓ ui-allow", "control ✓ ui-allow-own_area")
+    assert cells["climate.kids_heater"][2] == ("read ✓ ui-allow", "control ✗ not_allowed")
+    assert "Voice satellites in that room" in html
     assert cells["sensor.hall_temperature"][1][1] == "control -"
     assert "Sam &lt;b&gt;Kid&lt;/b&gt;" in html  # a name is text
 

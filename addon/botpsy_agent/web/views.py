@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import math
 from typing import Any
 from urllib.parse import urlencode
@@ -285,7 +285,9 @@ def matrix_principals(sources: PageSources, policy: Policy) -> list[tuple[Princi
     people.sort(key=lambda item: (not item[0].is_admin, item[1].lower()))
     named = []
     if HA_ITSELF in policy.mqtt:
-        named.append((Principal.mqtt(HA_ITSELF), "Voice satellites and automations"))
+        placed = any(rule.own_area for rule in policy.mqtt[HA_ITSELF].rules)
+        title = "Voice satellites in that room" if placed else "Voice satellites and automations"
+        named.append((Principal.mqtt(HA_ITSELF), title))
     named += [(Principal.mqtt(n), f"MQTT {n}") for n in sorted(policy.mqtt) if n != HA_ITSELF]
     if policy.anonymous.rules:
         named.append((Principal.anonymous(), "Anonymous MQTT"))
@@ -324,7 +326,12 @@ def matrix_view(sources: PageSources, query: MatrixQuery) -> dict[str, Any]:
     for entity in shown:
         area = home.areas.get(entity.area_id or "")
         cells = []
-        for principal, _ in principals:
+        for listed, _ in principals:
+            # Home Assistant itself as a satellite in the entity's own room (its `own_area`
+            # rules depend on where the request comes from).
+            principal = (
+                replace(listed, area_id=entity.area_id) if listed.id == HA_ITSELF else listed
+            )
             cells.append(
                 {
                     "read": _cell(explain_read(policy, principal, entity, now)),
