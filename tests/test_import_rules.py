@@ -23,6 +23,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "audit": {"agent"},
     "mqtt": {"contract", "agent", "policy", "audit"},
     "link": {"contract", "mqtt", "policy", "ha"},
+    "web": {"home", "policy", "ha", "audit", "link"},
     "app": {
         "contract",
         "home",
@@ -35,6 +36,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "audit",
         "mqtt",
         "link",
+        "web",
     },
     "__main__": {"app", "audit", "weights"},
 }

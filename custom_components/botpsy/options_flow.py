@@ -40,6 +40,7 @@ from .permissions import (
     CONFIRM_CLASSES,
     FIELD_ACCESS,
     INHERIT,
+    OWN_AREA,
     SECTION_BOUNDS,
     SELECTORS,
     BoundsError,
@@ -225,6 +226,8 @@ def _rules_schema(hass: HomeAssistant, *, with_inherit: bool) -> probatio.Schema
     def targets(with_access: bool) -> probatio.Schema:
         fields: dict[Any, Any] = {probatio.Optional(FIELD_ACCESS): access} if with_access else {}
         fields.update({probatio.Optional(kind): selectors[kind] for kind in SELECTORS})
+        if not with_inherit:  # Home Assistant itself: a satellite's request has an area
+            fields[probatio.Optional(OWN_AREA)] = BooleanSelector()
         return probatio.Schema(fields)
 
     bounds = probatio.Schema(

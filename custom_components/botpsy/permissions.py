@@ -16,6 +16,9 @@ from typing import Any, Final
 UI_PREFIX: Final = "ui-"
 EFFECTS: Final = ("allow", "deny", "confirm")
 SELECTORS: Final = ("areas", "floors", "labels", "entities", "domains")
+OWN_AREA: Final = "own_area"
+"""A selector of Home Assistant's own rules only: the area of the satellite that heard the
+request (the app reads it from HA's signed request)."""
 ACCESS: Final = ("read", "control")
 CONFIRM_CLASSES: Final = (
     "locks",
@@ -35,6 +38,10 @@ VOICE_DEFAULTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
     # Home Assistant's own rules as chosen at setup (the options flow edits them later).
     "nothing": (),
     "read": ({"id": f"{UI_PREFIX}allow", "allow": ["read"]},),
+    # Read and control what is in the satellite's own area (one rule: the form shows it).
+    OWN_AREA: (
+        {"id": f"{UI_PREFIX}allow-{OWN_AREA}", "allow": ["read", "control"], OWN_AREA: True},
+    ),
 }
 INHERIT: Final = "inherit"
 SECTION_BOUNDS: Final = "bounds"
@@ -51,7 +58,11 @@ def rules_from_form(form: Mapping[str, Any]) -> list[dict[str, Any]]:
     for effect in EFFECTS:
         section = form.get(effect) or {}
         access = ["control"] if effect == "confirm" else list(section.get(FIELD_ACCESS) or [])
-        chosen = {kind: list(section[kind]) for kind in SELECTORS if section.get(kind)}
+        chosen: dict[str, Any] = {
+            kind: list(section[kind]) for kind in SELECTORS if section.get(kind)
+        }
+        if section.get(OWN_AREA):
+            chosen[OWN_AREA] = True
         if effect == "confirm" and not chosen:
             continue
         if not access:
@@ -98,6 +109,8 @@ def form_from_rules(rules: Iterable[Mapping[str, Any]], inherit: bool) -> dict[s
             section[FIELD_ACCESS] = sorted(set(section[FIELD_ACCESS]) | set(rule.get(effect) or []))
         if kind in SELECTORS:
             section[kind] = list(rule.get(kind) or [])
+        elif kind == OWN_AREA:
+            section[OWN_AREA] = rule.get(OWN_AREA) is True
     return form
 
 

@@ -25,6 +25,7 @@ from botpsy_agent.app.config import (
     OptionsError,
     parse_options,
 )
+from botpsy_agent.web import IngressSettings
 from tests.app.app_rules import (
     config_problems,
     options_problems,
@@ -187,6 +188,11 @@ def test_config_yaml_says_what_this_app_needs(config: dict[str, Any]) -> None:
     assert "*.gguf" in config["backup_exclude"]
     assert config["timeout"] >= 30  # time to finish a request and free the model
     assert "watchdog" not in config  # the Dockerfile's HEALTHCHECK replaces it
+    # The admin page: HA's ingress on the port the app listens on, no port of its own.
+    assert config["ingress"] is True
+    assert config.get("ingress_port", 8099) == IngressSettings().port
+    assert "ports" not in config and "webui" not in config
+    assert config["panel_icon"].startswith("mdi:")
 
 
 def test_translations_name_and_describe_every_option(config: dict[str, Any]) -> None:

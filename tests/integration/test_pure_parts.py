@@ -11,7 +11,12 @@ import pytest
 from botpsy_agent.agent.protocol import ActionReport, AgentResponse, ErrorInfo, Outcome, Status
 from custom_components.botpsy.answers import answer_for
 from custom_components.botpsy.contract import AppResponse
-from custom_components.botpsy.permissions import BoundsError, form_from_rules, rules_from_form
+from custom_components.botpsy.permissions import (
+    VOICE_DEFAULTS,
+    BoundsError,
+    form_from_rules,
+    rules_from_form,
+)
 
 Code = intent.IntentResponseErrorCode
 
@@ -148,3 +153,17 @@ def test_the_form_and_the_rules_stand_for_each_other() -> None:
     assert shown["bounds"] == {"temperature_min": 18.0, "temperature_max": 24.0, "volume_max": 40.0}
     with pytest.raises(BoundsError):
         rules_from_form({"bounds": {"temperature_min": 25, "temperature_max": 20}})
+
+
+def test_the_satellites_own_area_in_the_form_and_back() -> None:
+    """Issue 30, item 4: "the satellite's own area" is one rule the form shows as it is, so
+    saving the form unchanged keeps it (and never widens it to the whole home)."""
+    rules = [dict(rule) for rule in VOICE_DEFAULTS["own_area"]]
+    assert rules == [{"id": "ui-allow-own_area", "allow": ["read", "control"], "own_area": True}]
+    form = form_from_rules(rules, inherit=True)
+    assert form["allow"] == {"access": ["control", "read"], "own_area": True}
+    assert rules_from_form(form) == [
+        {"id": "ui-allow-own_area", "allow": ["control", "read"], "own_area": True}
+    ]
+    unticked = {**form, "allow": {"access": ["control", "read"], "own_area": False}}
+    assert rules_from_form(unticked) == [{"id": "ui-allow", "allow": ["control", "read"]}]

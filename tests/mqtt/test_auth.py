@@ -156,3 +156,25 @@ async def test_the_integrations_connection_test_is_answered_without_a_security_e
     assert agent.executions == 0
     events = [r.getMessage() for r in caplog.records if "Security event" in r.getMessage()]
     assert len(events) == 1 and "c2" in events[0]  # mallory is an event, the test is not
+
+
+async def test_home_assistant_itself_is_placed_in_the_area_it_signs_and_only_then(
+    mosquitto: MosquittoBroker, start_service: StartService, client: ApiClient
+) -> None:
+    """A satellite's request: HA signs its area, and the principal is that area's
+    (`own_area` rules, issue 30 item 4). An area added after signing breaks the signature."""
+    agent = EchoAgent()
+    await start_service(
+        agent, plain_settings(mosquitto), secrets=StaticSecrets(SECRET), users=directory
+    )
+    base = {"text": "turn on the light", "origin": "homeassistant"}
+    client.publish(REQUEST, sign({"id": "h1", **base, "area_id": "kitchen"}, SECRET))
+    client.publish(REQUEST, sign({"id": "h2", **base}, SECRET))
+    assert (await client.response(RESPONSE, "h1"))["status"] == "done"
+    assert (await client.response(RESPONSE, "h2"))["status"] == "done"
+    moved = sign({"id": "h3", **base, "area_id": "kitchen"}, SECRET) | {"area_id": "bedroom"}
+    client.publish(REQUEST, moved)
+    assert (await client.response(RESPONSE, "h3"))["error"]["code"] == "bad_signature"
+    keys = [request.principal.key for request in agent.requests]
+    assert keys == ["mqtt:homeassistant@kitchen", "mqtt:homeassistant"]
+    assert agent.requests[0].principal.area_id == "kitchen"

@@ -19,6 +19,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 KINDS = ("request", "action", "response", "refused")
 DECISIONS = ("allow", "deny", "confirm", "none")
+OUTCOMES = ("executed", "planned", "handed_off", "refused", "pending_confirmation", "failed")
 
 
 def add_audit_command(commands: Any) -> None:
@@ -35,6 +36,8 @@ def add_audit_command(commands: Any) -> None:
     audit.add_argument("--principal", help="a principal key or part of one, e.g. mqtt:panel")
     audit.add_argument("--decision", choices=DECISIONS, help="actions decided so")
     audit.add_argument("--tool", help="actions of this tool, e.g. control_lock")
+    audit.add_argument("--entity", help="actions on an entity id or part of one, e.g. lock.")
+    audit.add_argument("--outcome", choices=OUTCOMES, help="actions that ended so")
     audit.add_argument(
         "--kind", action="append", choices=KINDS, help="records of this kind (repeatable)"
     )
@@ -61,6 +64,8 @@ def run_audit(args: argparse.Namespace) -> int:
             principal=args.principal,
             decision=args.decision,
             tool=args.tool,
+            entity=args.entity,
+            outcome=args.outcome,
             kinds=frozenset(args.kind or ()),
             request_id=args.request_id,
             since=parse_when(args.since) if args.since else None,

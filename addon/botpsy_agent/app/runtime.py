@@ -15,21 +15,23 @@ HA's *Health* sensor, gone again when the part recovers.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 import logging
+import os
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import aiohttp
 
+from botpsy_agent import __version__
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.app.broker_acl import SHARE_DIR, BrokerAcl, find_broker_acl
-from botpsy_agent.app.health import HealthState
+from botpsy_agent.app.health import HealthState, check_health
 from botpsy_agent.app.model_fetch import NO_DOWNLOAD_STATS, ModelFetch, ModelFetcher
 from botpsy_agent.audit.log import AuditLog, audit_path
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
@@ -55,6 +57,8 @@ from botpsy_agent.mqtt.signing import SecretFile
 from botpsy_agent.policy.default import DefaultPolicyUser, default_policy_yaml
 from botpsy_agent.policy.model import Principal
 from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
+from botpsy_agent.web import IngressServer, IngressSettings, PageSources
+from botpsy_agent.web.sources import CheckResult
 from botpsy_agent.weights.download import DownloadError, DownloadProgress
 
 _LOGGER = logging.getLogger(__name__)
@@ -111,6 +115,10 @@ class RuntimeConfig:
     then check its ACL (`broker_acl.py`); otherwise `info` says `broker_acl: unknown`."""
     share_dir: Path = SHARE_DIR
     """Where the Mosquitto app's extra configuration (its ACL file) is read from."""
+    ingress: IngressSettings | None = None
+    """The admin page (HA's ingress): where it listens; None: no page."""
+    options_file: Path | None = None
+    """The options file the app started from: the admin page runs the doctor on it."""
 
 
 class App:
@@ -147,6 +155,8 @@ class App:
         self.mqtt: MqttService | None = None
         self.integration: IntegrationChannel | None = None
         """Pairing and permission updates of the HA integration (`link/channel.py`)."""
+        self.web: IngressServer | None = None
+        """The admin page, once it listens (`web/`)."""
         self.time_zone: tzinfo = ZoneInfo("UTC")
         self._tasks: list[asyncio.Task[None]] = []
         self._unsubscribe: list[Callable[[], None]] = []
@@ -245,7 +255,55 @@ class App:
         else:
             self.health.update(model_loaded=True, detail="no model: fast path only")
         self._unsubscribe.append(self.index.add_listing_listener(self._listing_changed))
+        if config.ingress is not None:
+            await self._start_page(config.ingress)
         _LOGGER.info("Ready (instance %s)", config.api.instance)
+
+    async def _start_page(self, settings: IngressSettings) -> None:
+        """The admin page; the app serves without it when its port cannot be had."""
+        web = IngressServer(settings, self.page_sources())
+        try:
+            await web.start()
+        except OSError as err:
+            _LOGGER.error("The admin page cannot listen on port %d: %s", settings.port, err)  # noqa: TRY400
+            self._problem("admin_page", f"cannot listen on port {settings.port}: {err.strerror}")
+            return
+        self.web = web
+
+    def page_sources(self) -> PageSources:
+        """What the admin page shows, read from the running parts when it asks."""
+        options = self.config.options_file
+        doctor = None
+        if options is not None:
+
+            async def doctor_checks() -> Sequence[CheckResult]:
+                # Here, not at the top: the doctor imports `startup`, which imports this.
+                from botpsy_agent.app.doctor import diagnose
+
+                return await diagnose(options, dict(os.environ))
+
+            doctor = doctor_checks
+        return PageSources(
+            instance=self.config.api.instance,
+            version=__version__,
+            users=lambda: self.index.users,
+            stats=lambda: {} if self.mqtt is None else self.mqtt.stats(),
+            model=self._model_text,
+            health=lambda: check_health(self.health.path),
+            audit_file=self.audit.path,
+            policy=lambda: self.policies.policy,
+            home=lambda: self.index.home,
+            now=self.now,
+            channel=lambda: self.integration,
+            doctor=doctor,
+        )
+
+    def _model_text(self) -> str | None:
+        model = None if self.mqtt is None else self.mqtt.model
+        if model is None:
+            return None
+        kind = " ".join(part for part in (model.architecture, model.quant) if part)
+        return f"{model.file} ({kind})" if kind else model.file
 
     def _watch_model(self) -> None:
         """The worker just started: report its loading, and keep it well from now on."""
@@ -287,6 +345,9 @@ class App:
         return stats | self.fetcher.stats()
 
     async def stop(self) -> None:
+        if self.web is not None:
+            await self.web.stop()
+            self.web = None
         if self._acl_check is not None:
             self._tasks.append(self._acl_check)
             self._acl_check = None

@@ -50,6 +50,7 @@ from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
 from botpsy_agent.policy.loader import PolicyError
+from botpsy_agent.web import IngressSettings
 from botpsy_agent.weights.download import DownloadError
 from botpsy_agent.weights.store import ensure_model, plan_model
 
@@ -132,7 +133,9 @@ async def resolve_model(
     return engine, fetch
 
 
-async def build_config(settings: Settings, environ: Mapping[str, str]) -> RuntimeConfig:
+async def build_config(
+    settings: Settings, environ: Mapping[str, str], options: Path | None = None
+) -> RuntimeConfig:
     try:
         ha = HaEndpoint.from_environment(environ)
     except ValueError as err:
@@ -162,6 +165,9 @@ async def build_config(settings: Settings, environ: Mapping[str, str]) -> Runtim
         pairing_by_code=pairing_by_code(settings, under_supervisor=supervisor is not None),
         broker_from_supervisor=supervisor is not None and not settings.mqtt.replaces_service,
         health_file=Path(run_dir) / HEALTH_FILE_NAME if run_dir else None,
+        # The admin page: under the Supervisor, on its ingress port, for its proxy only.
+        ingress=IngressSettings() if supervisor is not None else None,
+        options_file=options,
     )
 
 
@@ -198,7 +204,7 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     for note in settings.notes:
         _LOGGER.info("%s", note)
     try:
-        config = await build_config(settings, env)
+        config = await build_config(settings, env, options)
     except ResolveError as err:
         for line in err.lines:
             _LOGGER.error("%s", line)  # noqa: TRY400

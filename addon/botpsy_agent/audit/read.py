@@ -47,6 +47,10 @@ class AuditFilter:
     decision: str | None = None
     """allow / deny / confirm / none: action records decided so."""
     tool: str | None = None
+    entity: str | None = None
+    """An entity id or a part of one (`lock.`): actions on a matching entity."""
+    outcome: str | None = None
+    """An action's outcome (`contract.Outcome`: executed, refused, …): actions that ended so."""
     kinds: frozenset[str] = field(default_factory=frozenset)
     request_id: str | None = None
     since: datetime | None = None
@@ -59,6 +63,8 @@ class AuditFilter:
             self.principal is None or self.principal in _principals(record),
             self.decision is None or record.get("decision") == self.decision,
             self.tool is None or record.get("tool") == self.tool,
+            self.entity is None or any(self.entity in str(e) for e in _entities(record)),
+            self.outcome is None or record.get("outcome") == self.outcome,
             self.request_id is None or record.get("id") == self.request_id,
             not self.security_only or bool(record.get("security")),
         )
@@ -78,6 +84,11 @@ class AuditFilter:
 def _principals(record: dict[str, Any]) -> str:
     """Text to search for a principal in: its key and, if refused, the user it claimed."""
     return f"{record.get('principal') or ''} {record.get('claimed_user_id') or ''}"
+
+
+def _entities(record: dict[str, Any]) -> list[Any]:
+    entities = record.get("entity_ids")
+    return entities if isinstance(entities, list) else []
 
 
 def _time_of(record: dict[str, Any]) -> datetime | None:

@@ -177,6 +177,11 @@ class Pairing:
     _started: int = field(default=0, init=False)
 
     @property
+    def sessions_started(self) -> int:
+        """Sessions started in the open window (each one guess of its code)."""
+        return self._started
+
+    @property
     def is_open(self) -> bool:
         if self.closes_at is not None and self.clock() >= self.closes_at:
             self.close("the pairing window timed out")

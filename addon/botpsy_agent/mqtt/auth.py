@@ -4,7 +4,8 @@
   user must exist in HA. Name and admin flag come from HA's user directory, never from the
   request.
 * A request with `origin: homeassistant` is Home Assistant itself (a voice satellite, an
-  automation): signed like a user's, it acts as `Principal.mqtt("homeassistant")`. Without
+  automation): signed like a user's, it acts as `Principal.mqtt("homeassistant")`, placed in
+  the signed `area_id` (a satellite's area) for rules of its `own_area`. Without
   that signature the `homeassistant` topic gives nothing (issue 25, finding 3: without a
   broker ACL any login could write it and act, and confirm, as Home Assistant).
 * A request on `…/request/<name>` acts as `Principal.mqtt(<name>)`: the broker's ACL is what
@@ -93,7 +94,8 @@ class Authenticator:
             )
         if refused := self._signature_problem(request, f"origin {HA_ORIGIN}"):
             return refused
-        return Principal.mqtt(HA_ORIGIN)
+        # The satellite's area is under HA's signature: rules of its `own_area` may use it.
+        return Principal.mqtt(HA_ORIGIN, area_id=request.area_id)
 
     def _signature_problem(self, request: WireRequest, signer: str) -> Rejection | None:
         """Why the signature of a request that names a signer is not good, or None."""

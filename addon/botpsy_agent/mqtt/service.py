@@ -252,12 +252,21 @@ class MqttService:
                 self.connection.publish(self.topics.status, self._status(ONLINE), retain=True)
                 self._publish_info()
 
-    def _publish_stats(self) -> None:
+    def stats(self) -> dict[str, Any]:
+        """What the `stats` topic says now: the door's queue and latency, health, the model."""
         stats = self.dispatcher.stats.to_json()
         stats["health"] = "degraded" if self._problems else "ok"
         stats["problems"] = list(self._problems)
         stats.update(self.model_stats())
-        payload = json_payload(stats)
+        return stats
+
+    @property
+    def model(self) -> AnnouncedModel | None:
+        """The loaded model as announced to HA; None while none is loaded."""
+        return self._model
+
+    def _publish_stats(self) -> None:
+        payload = json_payload(self.stats())
         self.connection.publish(self.topics.stats, payload, qos=0, retain=True)
 
     def _stats_changed(self) -> None:

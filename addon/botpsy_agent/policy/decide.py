@@ -263,7 +263,9 @@ def _confirmation(
     return None
 
 
-def _confirm_classes(policy: Policy, call: Tool, entity: Entity) -> Iterable[ConfirmClass]:
+def _confirm_classes(
+    policy: Policy, call: Tool | type[Tool], entity: Entity
+) -> Iterable[ConfirmClass]:
     confirm = policy.confirm
     if ConfirmClass.LOCKS in confirm and entity.domain == "lock":
         yield ConfirmClass.LOCKS

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, time
 from enum import StrEnum
 from fnmatch import translate
@@ -27,14 +27,17 @@ class Principal:
     id: str
     name: str = ""
     is_admin: bool = False
+    area_id: str | None = None
+    """Where the request comes from, for rules of the requester's `own_area`: set only for
+    Home Assistant itself (a voice satellite's area, which HA signs); None elsewhere."""
 
     @classmethod
     def user(cls, user_id: str, name: str = "", *, is_admin: bool = False) -> Principal:
         return cls(PrincipalKind.USER, user_id, name or user_id, is_admin)
 
     @classmethod
-    def mqtt(cls, name: str) -> Principal:
-        return cls(PrincipalKind.MQTT, name, name)
+    def mqtt(cls, name: str, *, area_id: str | None = None) -> Principal:
+        return cls(PrincipalKind.MQTT, name, name, area_id=area_id)
 
     @classmethod
     def anonymous(cls) -> Principal:
@@ -42,8 +45,10 @@ class Principal:
 
     @property
     def key(self) -> str:
-        """Stable identity for caches, conversations and the audit log."""
-        return f"{self.kind.value}:{self.id}"
+        """Stable identity for caches, conversations and the audit log. A principal with an
+        area is one per area (`mqtt:homeassistant@kitchen`): its rights may differ by room."""
+        key = f"{self.kind.value}:{self.id}"
+        return key if self.area_id is None else f"{key}@{self.area_id}"
 
     @property
     def group(self) -> str | None:
@@ -120,9 +125,24 @@ class Rule:
     device_classes: frozenset[str] | None = None
     tools: frozenset[str] | None = None
     window: Window | None = None
+    own_area: bool = False
+    """Only entities in the requester's own area (`Principal.area_id`); `placed` makes it
+    an `areas` selector for one requester."""
+
+    def placed(self, area_id: str | None) -> Rule:
+        """This rule for a requester in `area_id`: `own_area` becomes that one area (none
+        at all when the requester has no area: the rule then selects nothing)."""
+        if not self.own_area:
+            return self
+        areas = frozenset({area_id} if area_id else ())
+        if self.areas is not None:
+            areas &= self.areas
+        return replace(self, areas=areas, own_area=False)
 
     @property
     def selects_entities(self) -> bool:
+        if self.own_area:
+            return True
         selectors = (
             self.entities,
             self.areas,
@@ -176,6 +196,7 @@ class Rule:
             device_classes=fs(spec.device_classes),
             tools=fs(spec.tools),
             window=Window.of(spec.when) if spec.when is not None else None,
+            own_area=spec.own_area is True,
         )
 
 
@@ -185,6 +206,12 @@ class RuleSet:
 
     rules: tuple[Rule, ...] = ()
     ignore_exposure: bool = False
+
+    def placed(self, area_id: str | None) -> RuleSet:
+        """The rules for a requester in `area_id` (`Rule.placed`)."""
+        if not any(rule.own_area for rule in self.rules):
+            return self
+        return RuleSet(tuple(r.placed(area_id) for r in self.rules), self.ignore_exposure)
 
 
 @dataclass(frozen=True)
@@ -208,6 +235,9 @@ class Policy:
 
     def rules_for(self, principal: Principal) -> RuleSet:
         """The effective rules: a user's own, after its group's unless `inherit: false`."""
+        return self._rules_of(principal).placed(principal.area_id)
+
+    def _rules_of(self, principal: Principal) -> RuleSet:
         match principal.kind:
             case PrincipalKind.ANONYMOUS:
                 return self.anonymous

@@ -139,6 +139,9 @@ class RuleSpec(Strict):
     device_classes: list[str] | None = None
     tools: list[str] | None = None
     when: TimeWindow | None = None
+    own_area: bool | None = None
+    """`true`: only entities in the requester's own area (a voice satellite's, which Home
+    Assistant signs); for a requester without one the rule selects nothing."""
 
     @field_validator("allow", "deny", "confirm", mode="before")
     @classmethod
