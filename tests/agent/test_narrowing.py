@@ -253,15 +253,14 @@ def test_a_little_dimmer_is_one_small_step_down_with_no_colour() -> None:
     assert not {"color_name", "color_temp_kelvin", "rgb_color", "brightness_pct"} & set(light)
 
 
-def test_mute_is_a_setting_of_the_player_not_a_switch() -> None:
-    # "now mute the sound on it as well" after a pause: the 0.5B paused again; "on" named
-    # a switch.
+def test_mute_after_a_pause_is_a_setting_of_the_player() -> None:
+    # "and mute it" after a pause: the 0.5B paused again (dev: tv-volume-followup).
     tools = _narrowed(
-        "now mute the sound on it as well",
+        "and mute it",
         referents=frozenset({"media_player.living_room"}),
         referent_tools=frozenset({"control_media"}),
     )
-    assert "control_media" not in tools and "turn_on" not in tools
+    assert "control_media" not in tools
     media = _properties(tools["set_media"])
     assert "mute" in media and "volume_pct" not in media and "volume_step_pct" not in media
 

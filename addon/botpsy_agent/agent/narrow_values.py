@@ -34,9 +34,9 @@ CALENDAR_STARTS = frozenset({"start", "start_date"})
 
 def values_only(
     schema: dict[str, Any], words: Request, values: SaidValues, repeated: Mapping[str, Any]
-) -> tuple[dict[str, Any], bool] | None:
-    """The schema with its settings cut to what the words say, and whether the words set
-    any of them; None when nothing of the tool is left to set."""
+) -> dict[str, Any] | None:
+    """The schema with its settings cut to what the words say; None when nothing of the
+    tool is left to set."""
     specs = properties(schema)
     needed = required(schema)
     allowed: dict[str, list[Any] | None] = {}
@@ -53,13 +53,8 @@ def values_only(
             if options is not None and key in repeated and repeated[key] not in options:
                 options = [*options, repeated[key]]  # "the same": what ran last time
             allowed[key] = options
-    sets = any(
-        options or key in SETTING_WORDS["en"]
-        for key, options in allowed.items()
-        if key not in needed and key not in ENTITY_FIELDS and key not in GROUP_FIELDS
-    )
     if len(allowed) == len(specs) and all(v is None for v in allowed.values()):
-        return schema, sets
+        return schema
     shapes = shapes_left(schema.get("x-shapes"), allowed)
     if shapes == []:
         return None
@@ -71,7 +66,7 @@ def values_only(
             properties(schema)[key] = {**properties(schema)[key], "enum": options}
     if shapes is not None:
         schema["x-shapes"] = shapes
-    return schema, sets
+    return schema
 
 
 def said_options(  # noqa: PLR0911 - one rule per kind of setting

@@ -14,8 +14,7 @@ ever removes choices, never adds any:
 * "am I free at 3?" keeps the free/busy check and leaves out the event list;
 * a tool's entity enums keep only the entities the request names, when it names any of
   that tool's; an action tool with none of them gives way to one with some ("turn the
-  speaker down": not the blinds), and a bare switch to an action that sets a value the
-  words say ("mute the sound on it": not "on");
+  speaker down": not the blinds);
 * an action's settings keep only the values the words say (`narrow_values`): the model
   chooses among them and writes no setting nobody asked for;
 * what an action writes for people (a message, a list item, an event's title, details and
@@ -114,8 +113,6 @@ class _Action:
     names_target: bool | None
     """Some of its entities are named; None for a tool that takes no entity (a
     notification to everyone)."""
-    sets_said: bool
-    """It sets a value the words say."""
 
 
 def _actions(
@@ -145,24 +142,17 @@ def _actions(
             _said_only(_named_only(schema, named), said), words, values, repeated
         )
         if narrowed is not None:
-            chosen[name] = _Action(narrowed[0], _names_any(schema, named), narrowed[1])
+            chosen[name] = _Action(narrowed, _names_any(schema, named))
     return chosen
-
-
-SWITCHES = frozenset({"turn_on", "turn_off", "toggle"})
 
 
 def _less_fitting(chosen: Mapping[str, _Action]) -> set[str]:
     """Action tools a better-fitting one makes pointless: one with none of the named
     targets, when another has some ("turn the speaker down": not the blinds, whose kind
-    "down" also names), and a bare switch, when another sets a value the words say ("mute
-    the sound on it": not "on")."""
-    out: set[str] = set()
-    if any(a.names_target for a in chosen.values()):
-        out |= {name for name, a in chosen.items() if a.names_target is False}
-    if any(a.sets_said for name, a in chosen.items() if name not in out):
-        out |= SWITCHES & set(chosen)
-    return out
+    "down" also names)."""
+    if not any(a.names_target for a in chosen.values()):
+        return set()
+    return {name for name, a in chosen.items() if a.names_target is False}
 
 
 def _names_any(schema: dict[str, Any], named: frozenset[str]) -> bool | None:

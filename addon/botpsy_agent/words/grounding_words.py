@@ -376,7 +376,7 @@ EVERYWHERE: Mapping[str, tuple[str, ...]] = {
 }
 
 NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    "en": {"toggle": ("switch on", "switch off", "switch it on", "switch it off")},
+    "en": {"toggle": ("switch on", "switch off")},
 }
 """A kind's word that, in these phrases, names another kind: "switch on" is no toggle."""
 

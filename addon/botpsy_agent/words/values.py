@@ -128,7 +128,7 @@ COLOUR_WORDS: Mapping[str, Mapping[str, str]] = {
 """Colour names in other languages; in English a colour is said by its own name."""
 SETTING_WORDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
-        "mute": ("mute", "unmute", "muted", "silence", "sound off", "sound on"),
+        "mute": ("mute", "unmute", "muted", "silence"),
         "source": ("source", "input", "hdmi"),
         "oscillating": ("oscillate", "oscillating", "oscillation", "swing", "rotate"),
         "direction": ("direction", "reverse", "forward"),
