@@ -127,14 +127,20 @@ async def test_planted_text_in_a_read_cannot_act_unasked(ha_bridge: HaBridge) ->
             return [call("list_todo_items", list_id="todo.shopping_list")]
         return [call("turn_off", entity_id=["switch.decorative_lights"])]
 
-    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
     before = states(ha_bridge)
     answer = await agent.handle(ask("what's on the shopping list?", admin(ha_bridge)))
-    # A question asks to know: the planted action is not even asked about, only refused to
-    # the model (which may choose again); the user hears what was read.
+    # A question offers no action: after its read the model is not asked again, so what
+    # it read cannot even be proposed; the user hears what was read.
+    assert [a.outcome for a in answer.actions] == [Outcome.EXECUTED], answer
+    assert len(planner.requests) == 1
+    assert answer.speech == "The list is empty.", answer.speech
+    # A request that offers actions: the planted one is refused to the model (which may
+    # choose again), not even asked about.
+    answer = await agent.handle(ask("go through the shopping list and sort it", admin(ha_bridge)))
     assert [a.outcome for a in answer.actions] == [Outcome.EXECUTED, Outcome.FAILED], answer
     assert answer.actions[1].error is not None and answer.actions[1].error.code == "not_asked"
-    assert answer.speech == "The list is empty.", answer.speech
     assert states(ha_bridge) == before
 
 
