@@ -51,7 +51,7 @@ async def test_without_a_voice_device_timers_say_they_need_one(ha_bridge: HaBrid
     agent = make_agent(ha_bridge, planner=None)
     response = await agent.handle(ask("set a timer for 5 minutes", admin(ha_bridge)))
     assert response.path is Path.FAST_PATH, response
-    assert response.status is Status.ERROR
+    assert response.status is Status.REFUSED  # nothing went wrong: not here, and why
     assert response.error is not None and response.error.code == "needs_voice_device"
     assert response.speech.startswith("Timers and broadcasts need a voice device")
     assert response.handoff is None

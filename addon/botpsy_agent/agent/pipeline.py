@@ -413,11 +413,13 @@ class CallPipeline:
             report.outcome = Outcome.PLANNED
             return Step(report, Status.DONE, Planned(resolved), {"planned": True}, is_read)
         if job.request.device_id is None:
-            report.outcome = Outcome.FAILED
+            # Not a failure: a request the app cannot carry out here, refused with the
+            # reason (as a request no tool fits is), so nothing went wrong to retry.
+            report.decision, report.outcome = Decision.NONE, Outcome.REFUSED
             report.error = ErrorInfo("needs_voice_device", "timers need a voice device")
             return Step(
                 report,
-                Status.ERROR,
+                Status.REFUSED,
                 Failed(Failure.NEEDS_VOICE_DEVICE, call.name),
                 {"error": {"code": "needs_voice_device"}},
             )
