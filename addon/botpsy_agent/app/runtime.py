@@ -42,7 +42,8 @@ from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient
 from botpsy_agent.link.channel import IntegrationChannel
-from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
+from botpsy_agent.llm.backend import EngineError
+from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.planner import LlmPlanner
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S
 from botpsy_agent.llm.server import ServerSettings

@@ -13,17 +13,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 import ctypes
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import hashlib
 import json
 import logging
 from pathlib import Path
 import threading
 import time
-from typing import Literal
 
 import numpy as np
 
+from botpsy_agent.llm.backend import (
+    BuildProgress,
+    Cancelled,
+    Completion,
+    EngineError,
+    FinishReason,
+    PrefixSource,
+    PromptTooLong,
+)
 from botpsy_agent.llm.forced import ForcedTextProbe
 from botpsy_agent.llm.grammar import Grammar
 from botpsy_agent.llm.logs import open_llama
@@ -38,39 +46,11 @@ from botpsy_agent.llm.template import ChatTemplate
 
 _LOGGER = logging.getLogger(__name__)
 
-type FinishReason = Literal["stop", "length", "cancelled"]
-type PrefixSource = Literal["extended", "snapshot", "shared", "resumed", "fresh"]
-"""Where the prompt's evaluation started: the state already there, the whole prefix's
-snapshot, the shared part's snapshot (the principal's listing evaluated on top), a paused
-build's state (the rest of the prefix evaluated on it), nothing."""
-
-
-class EngineError(RuntimeError):
-    """llama.cpp refused something (grammar, state restore, decoding)."""
-
-
-class PromptTooLong(EngineError):
-    """The prompt and its answer do not fit the context (`context_length`)."""
-
-    code = "prompt_too_long"
-
-    def __init__(self, prompt_tokens: int, max_tokens: int, context_length: int) -> None:
-        super().__init__(
-            f"prompt of {prompt_tokens} tokens + {max_tokens} to generate exceeds the "
-            f"context of {context_length}"
-        )
-        self.prompt_tokens = prompt_tokens
-        self.context_length = context_length
-
 
 class BuildYielded(Exception):
     """A warm-up's prefix build stopped between batches for a waiting request; what it had
     evaluated is kept (`LlamaEngine._partial`) and the next build of that prefix goes on
     from there."""
-
-
-class Cancelled(Exception):
-    """The job's cancel flag was set (its request timed out or gave up), or the worker stops."""
 
 
 @dataclass(frozen=True)
@@ -88,57 +68,6 @@ class EngineSettings:
     snapshot_disk_mb: int = 256
     jump_forward: bool = True
     """Evaluate grammar-forced text in one batch instead of one decode step a token."""
-
-
-@dataclass(frozen=True)
-class Completion:
-    text: str
-    tokens: tuple[int, ...]
-    finish_reason: FinishReason
-    prompt_tokens: int
-    evaluated_tokens: int
-    """Prompt tokens actually evaluated for this completion (after snapshot or extension)."""
-    prefix_source: PrefixSource
-    prompt_ms: float
-    generation_ms: float
-    forced_tokens: int = 0
-    """Generated tokens the grammar forced, fed in batches rather than sampled."""
-    decode_steps: int = 0
-    """Model evaluations during generation (a batch of forced tokens is one)."""
-    restore_ms: float = 0.0
-    """Part of `prompt_ms`: finding and restoring the prefix snapshot (memory or disk)."""
-    build_ms: float = 0.0
-    """Part of `prompt_ms`: evaluating prefix tokens no snapshot held (a cold build)."""
-    grammar_ms: float = 0.0
-    """Part of `generation_ms`: compiling the grammar into llama.cpp's sampler."""
-
-    @property
-    def sampled_tokens(self) -> int:
-        """Generated tokens the model chose (the rest were forced by the grammar)."""
-        return len(self.tokens) - self.forced_tokens
-
-
-@dataclass
-class BuildProgress:
-    """A prefix being evaluated now. Written by the model thread, read by anyone."""
-
-    total: int
-    """Tokens in the prefix."""
-    done: int = 0
-    started: float = field(default_factory=time.monotonic)
-    prior_rate: float | None = None
-    """Tokens per second of the previous build, for an estimate before the first batch."""
-
-    @property
-    def percent(self) -> int:
-        return min(99, int(100 * self.done / self.total)) if self.total else 0
-
-    @property
-    def eta_s(self) -> float | None:
-        """Seconds left, from this build's rate (or the last one's); None while unknown."""
-        elapsed = time.monotonic() - self.started
-        rate = self.done / elapsed if self.done and elapsed > 0 else self.prior_rate
-        return None if not rate else (self.total - self.done) / rate
 
 
 class LlamaEngine:

@@ -13,8 +13,8 @@ import logging
 import threading
 from typing import Literal
 
-from botpsy_agent.llm.backend import Engine
-from botpsy_agent.llm.engine import EngineError, LlamaEngine
+from botpsy_agent.llm.backend import Engine, EngineError
+from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.model_info import ModelFileError
 from botpsy_agent.llm.server import ServerClient, ServerEngine, ServerSettings, probe
 

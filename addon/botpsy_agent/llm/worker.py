@@ -36,8 +36,8 @@ import threading
 import time
 from typing import Any
 
-from botpsy_agent.llm.backend import Engine
-from botpsy_agent.llm.engine import BuildProgress, BuildYielded, Cancelled, LlamaEngine
+from botpsy_agent.llm.backend import BuildProgress, Cancelled, Engine
+from botpsy_agent.llm.engine import BuildYielded, LlamaEngine
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S, EngineKind, EngineRouter
 from botpsy_agent.llm.server import ServerDown, ServerSettings
 
