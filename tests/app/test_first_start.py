@@ -26,7 +26,7 @@ from botpsy_agent.app.config import DEFAULT_OPTIONS, parse_options
 from botpsy_agent.app.health import check_health
 from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App
-from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.llm.llama_cpp import EngineSettings
 from botpsy_agent.mqtt.settings import ApiSettings
 from botpsy_agent.weights.store import plan_model
 from devkit.model_host import ModelHostStandIn

@@ -23,7 +23,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from botpsy_agent.contract import INSTANCE_PATTERN
-from botpsy_agent.llm.server import key_safe_over
+from botpsy_agent.llm.llama_server import key_safe_over
 from botpsy_agent.mqtt.settings import INSTANCE_RULE
 from botpsy_agent.weights.options import ModelChoice, ModelSettings, model_file_name
 

@@ -42,11 +42,11 @@ from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient
 from botpsy_agent.link.channel import IntegrationChannel
-from botpsy_agent.llm.backend import EngineError
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
-from botpsy_agent.llm.planner import LlmPlanner
+from botpsy_agent.llm.engine import EngineError
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llama_server import ServerSettings
+from botpsy_agent.llm.llm_planner import LlmPlanner
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S
-from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
 from botpsy_agent.llm.worker import ModelWorker, model_stats
 from botpsy_agent.mqtt.announce import AnnouncedModel

@@ -46,8 +46,8 @@ from botpsy_agent.contract import INSTANCE_PATTERN
 from botpsy_agent.ha.client import HaEndpoint
 from botpsy_agent.ha.notifications import Notice, Notifications
 from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
-from botpsy_agent.llm.engine import EngineSettings
-from botpsy_agent.llm.server import ServerSettings
+from botpsy_agent.llm.llama_cpp import EngineSettings
+from botpsy_agent.llm.llama_server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
 from botpsy_agent.policy.loader import PolicyError
 from botpsy_agent.weights.download import DownloadError

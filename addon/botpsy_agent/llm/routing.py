@@ -13,10 +13,10 @@ import logging
 import threading
 from typing import Literal
 
-from botpsy_agent.llm.backend import Engine, EngineError
-from botpsy_agent.llm.engine import LlamaEngine
+from botpsy_agent.llm.engine import Engine, EngineError
+from botpsy_agent.llm.llama_cpp import LlamaEngine
+from botpsy_agent.llm.llama_server import ServerClient, ServerEngine, ServerSettings, probe
 from botpsy_agent.llm.model_info import ModelFileError
-from botpsy_agent.llm.server import ServerClient, ServerEngine, ServerSettings, probe
 
 _LOGGER = logging.getLogger(__name__)
 PROBE_INTERVAL_S = 30.0

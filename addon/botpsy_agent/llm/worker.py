@@ -36,10 +36,10 @@ import threading
 import time
 from typing import Any
 
-from botpsy_agent.llm.backend import BuildProgress, Cancelled, Engine
-from botpsy_agent.llm.engine import BuildYielded, LlamaEngine
+from botpsy_agent.llm.engine import BuildProgress, Cancelled, Engine
+from botpsy_agent.llm.llama_cpp import BuildYielded, LlamaEngine
+from botpsy_agent.llm.llama_server import ServerDown, ServerSettings
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S, EngineKind, EngineRouter
-from botpsy_agent.llm.server import ServerDown, ServerSettings
 
 _LOGGER = logging.getLogger(__name__)
 

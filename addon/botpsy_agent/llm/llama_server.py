@@ -32,7 +32,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from botpsy_agent.llm.backend import (
+from botpsy_agent.llm.engine import (
     BuildProgress,
     Cancelled,
     Completion,
