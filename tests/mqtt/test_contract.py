@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 import re
 
-from botpsy_agent.contract import canonical_bytes, signature_matches
-from botpsy_agent.mqtt import ApiSettings, ErrorCode, Topics
+from botpsy_agent.contract import ErrorCode, canonical_bytes, signature_matches
+from botpsy_agent.mqtt import ApiSettings, Topics
 from botpsy_agent.mqtt.schema import request_schema, stale_files
 from botpsy_agent.mqtt.wire import RequestParser, WireRequest, request_fields
 

@@ -34,8 +34,8 @@ from botpsy_agent.agent.turn import (
     ToldTime,
     Turn,
 )
-from botpsy_agent.home.model import Home
-from botpsy_agent.words.grounding import PREPARED_BY
+from botpsy_agent.home import Home
+from botpsy_agent.words import PREPARED_BY
 
 
 def say_turn(

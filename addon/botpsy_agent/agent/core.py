@@ -43,8 +43,8 @@ from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.agent.turn import Answered, Closing, Executed, Step, Turn
 from botpsy_agent.contract import ErrorCode
-from botpsy_agent.home.model import Home
-from botpsy_agent.llm.planning import (
+from botpsy_agent.home import Home
+from botpsy_agent.llm import (
     Offer,
     PlanError,
     PlanFailure,
@@ -59,8 +59,7 @@ from botpsy_agent.policy import (
     Principal,
     scope,
 )
-from botpsy_agent.words import grounding
-from botpsy_agent.words.recognizer import FastPath
+from botpsy_agent.words import FastPath, grounding
 from tool_schemas.base import Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 

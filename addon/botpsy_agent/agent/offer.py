@@ -9,9 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from botpsy_agent.home.listing import render_listing
-from botpsy_agent.home.model import Home
-from botpsy_agent.llm.planning import Offer
+from botpsy_agent.home import Home, render_listing
+from botpsy_agent.llm import Offer
 from botpsy_agent.policy import Scope
 from tool_schemas.base import Access
 from tool_schemas.catalog import TOOLS, tool_json_schema

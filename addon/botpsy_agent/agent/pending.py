@@ -14,7 +14,7 @@ from botpsy_agent.agent.pipeline import CallPipeline, Job
 from botpsy_agent.agent.protocol import ActionReport, AgentRequest, Path, Status
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.agent.turn import Closing, Turn
-from botpsy_agent.home.model import Home
+from botpsy_agent.home import Home
 from botpsy_agent.policy import Deny, Policy, authorize
 from tool_schemas.actions import describe
 

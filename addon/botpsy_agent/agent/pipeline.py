@@ -44,10 +44,9 @@ from botpsy_agent.agent.turn import (
     ToldTime,
     Turn,
 )
-from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, call_digest
-from botpsy_agent.home.model import Entity, Home
-from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
-from botpsy_agent.llm.planning import Offer, RejectedCall
+from botpsy_agent.ha import ActionStatus, Execution, ExecutionKey, call_digest
+from botpsy_agent.home import Entity, Home, ResolutionError, ResolvedCall, resolve_call
+from botpsy_agent.llm import Offer, RejectedCall
 from botpsy_agent.policy import (
     Allow,
     Confirm,
@@ -58,9 +57,13 @@ from botpsy_agent.policy import (
     readable_result,
     usable_filter,
 )
-from botpsy_agent.words import grounding
-from botpsy_agent.words.checks import CallProblem, check_call, corrected_call
-from botpsy_agent.words.content import with_request_content
+from botpsy_agent.words import (
+    CallProblem,
+    check_call,
+    corrected_call,
+    grounding,
+    with_request_content,
+)
 from tool_schemas.actions import describe
 from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool

@@ -15,10 +15,10 @@ from enum import StrEnum
 from typing import Any
 
 from botpsy_agent.agent.protocol import ActionReport, ErrorInfo, Path, Status, Timings
-from botpsy_agent.ha.executor import Execution
-from botpsy_agent.home.resolve import ResolvedCall
+from botpsy_agent.ha import Execution
+from botpsy_agent.home import ResolvedCall
 from botpsy_agent.policy import Confirm, Deny
-from botpsy_agent.words.recognizer import StateQuestion
+from botpsy_agent.words import StateQuestion
 from tool_schemas.assist import ClockQuestion
 from tool_schemas.base import Tool
 from tool_schemas.conversation import AskUser

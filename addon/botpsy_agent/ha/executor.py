@@ -42,8 +42,7 @@ from botpsy_agent.agent.protocol import ErrorInfo
 from botpsy_agent.ha.client import HaClient
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.index import EntityIndex, StateChange
-from botpsy_agent.home.model import EntityState, Home
-from botpsy_agent.home.resolve import ResolvedCall
+from botpsy_agent.home import EntityState, Home, ResolvedCall
 from tool_schemas.actions import (
     AssistIntent,
     CalendarCommand,

@@ -21,7 +21,7 @@ from typing import Protocol
 from botpsy_agent.contract import PRINCIPAL_PATTERN, ErrorCode, matching_secret
 from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, redact
 from botpsy_agent.mqtt.wire import HA_ORIGIN, Rejection, WireRequest
-from botpsy_agent.policy.model import Principal
+from botpsy_agent.policy import Principal
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from botpsy_agent.agent.protocol import Agent, AgentRequest, AgentResponse, Status
-from botpsy_agent.audit.door import DoorAudit, NoAudit, Refusal
+from botpsy_agent.audit import DoorAudit, NoAudit, Refusal
 from botpsy_agent.contract import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode, seal_answer
 from botpsy_agent.mqtt.auth import Authenticator
 from botpsy_agent.mqtt.connection import Received
@@ -34,7 +34,7 @@ from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey
 from botpsy_agent.mqtt.stats import DoorStats
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest, json_payload
-from botpsy_agent.policy.model import Principal
+from botpsy_agent.policy import Principal
 from tool_schemas.redact import redact
 
 _LOGGER = logging.getLogger(__name__)
