@@ -99,7 +99,6 @@ class MqttService:
             agent,
             self.api,
             authenticator,
-            replay,
             events=self._publish_event,
             audit=audit,
             message_bodies=message_bodies,
