@@ -19,6 +19,7 @@ from botpsy_agent.ha import Execution
 from botpsy_agent.home import ResolvedCall
 from botpsy_agent.policy import Confirm, Deny
 from botpsy_agent.words import StateQuestion
+from tool_schemas.actions import describe
 from tool_schemas.assist import ClockQuestion
 from tool_schemas.base import Tool
 from tool_schemas.conversation import AskUser
@@ -169,6 +170,18 @@ class Step:
     """What the model is told about it (data, quoted in a tool response)."""
     is_read: bool = False
     targets: tuple[str, ...] = ()
+
+
+def report_of(resolved: ResolvedCall, rule: str | None = None) -> ActionReport:
+    """The report of a resolved call: its tool, arguments, entities and the HA calls it
+    means; what became of it is filled in as it is decided and run."""
+    return ActionReport(
+        resolved.call.name,
+        resolved.call.model_dump(exclude_none=True, mode="json"),
+        entity_ids=list(resolved.entity_ids),
+        service_calls=[describe(a) for a in resolved.actions],
+        rule=rule,
+    )
 
 
 @dataclass
