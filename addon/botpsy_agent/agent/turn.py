@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from botpsy_agent.agent.protocol import ActionReport, ErrorInfo, Path, Status, Timings
+from botpsy_agent.agent.protocol import (
+    ActionReport,
+    AgentCode,
+    ErrorInfo,
+    Path,
+    Status,
+    Timings,
+)
 from botpsy_agent.ha import Execution
 from botpsy_agent.home import ResolvedCall
 from botpsy_agent.policy import Confirm, Deny
@@ -24,12 +31,10 @@ from tool_schemas.assist import ClockQuestion
 from tool_schemas.base import Tool
 from tool_schemas.conversation import AskUser
 
-# The agent's own codes for what became of a step (plain constants in one place, so that an
-# enum of every error code can take them over).
-NOT_ASKED = "not_asked"
-OUTSIDE_GRAMMAR = "outside_grammar"
-BORROWED_VERB = "borrowed_verb"
-CONTENT_SPAN = "content_span"
+# The agent's codes for what became of a step, as the pipeline names them.
+NOT_ASKED = AgentCode.NOT_ASKED
+OUTSIDE_GRAMMAR = AgentCode.OUTSIDE_GRAMMAR
+BORROWED_VERB = AgentCode.BORROWED_VERB
 
 
 @dataclass(frozen=True)

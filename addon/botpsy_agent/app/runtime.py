@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import aiohttp
 
 from botpsy_agent.agent import AgentSettings, BotPsyAgent, Phrasebook
+from botpsy_agent.agent.protocol import AgentCode
 from botpsy_agent.app.broker_acl import SHARE_DIR, BrokerAcl, find_broker_acl
 from botpsy_agent.app.health import HealthState
 from botpsy_agent.app.model_fetch import NO_DOWNLOAD_STATS, ModelFetch, ModelFetcher
@@ -428,7 +429,7 @@ class App:
         if self.agent is not None:
             self.agent.warm_recent(self.index.home, self.policies.policy, self.now())
 
-    async def _ha_unready(self) -> str | None:
+    async def _ha_unready(self) -> AgentCode | None:
         if not self.index.synced and self.client.connected:
             # Just (re)connected: the index is loading, which takes a moment; wait for it
             # rather than turn the request away.
@@ -436,7 +437,7 @@ class App:
                 await self.index.wait_synced(INDEX_LOAD_WAIT_S)
         if self.index.ready:
             return None
-        return "ha_starting" if self.index.ha_starting else "ha_unavailable"
+        return AgentCode.HA_STARTING if self.index.ha_starting else AgentCode.HA_UNAVAILABLE
 
     def _ha_state(self, state: ConnectionState) -> None:
         self.health.update(ha_connected=state is ConnectionState.CONNECTED)

@@ -22,7 +22,7 @@ import logging
 import time
 from typing import Any
 
-from botpsy_agent.agent.protocol import Agent, AgentRequest, AgentResponse, Status
+from botpsy_agent.agent.protocol import Agent, AgentCode, AgentRequest, AgentResponse, Status
 from botpsy_agent.audit import DoorAudit, NoAudit, Refusal
 from botpsy_agent.contract import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode, seal_answer
 from botpsy_agent.mqtt.auth import Authenticator
@@ -50,7 +50,7 @@ UNKNOWN_LOG_INTERVAL_S = 60.0
 """Refusals of unknown principals are logged once a minute (all are audited)."""
 
 
-NOT_NOW = frozenset({"ha_starting", "ha_unavailable"})
+NOT_NOW = frozenset({AgentCode.HA_STARTING, AgentCode.HA_UNAVAILABLE})
 """Error codes of answers a retry of the same request must not be given again."""
 
 
