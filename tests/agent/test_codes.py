@@ -10,7 +10,7 @@ import re
 import yaml
 
 from botpsy_agent.agent.protocol import SAID_CODES, AgentCode
-from botpsy_agent.llm import PlanFailure
+from botpsy_agent.llm.planning import PlanFailure
 
 ROOT = Path(__file__).resolve().parents[2]
 PHRASEBOOKS = sorted((ROOT / "translations").glob("*.yaml"))

@@ -44,7 +44,7 @@ from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.agent.turn import Answered, Closing, Executed, Step, Turn
 from botpsy_agent.home import Home
-from botpsy_agent.llm import (
+from botpsy_agent.llm.planning import (
     Offer,
     PlanError,
     PlanFailure,

@@ -35,7 +35,7 @@ from typing import Any
 
 from botpsy_agent.agent.offer import SINGLE_ENTITY_FIELDS
 from botpsy_agent.home import Home
-from botpsy_agent.llm import WORDS_KEY, Offer
+from botpsy_agent.llm.planning import WORDS_KEY, Offer
 from botpsy_agent.words import grounding
 from tool_schemas.base import Access
 

@@ -10,7 +10,7 @@ import copy
 from typing import Any
 
 from botpsy_agent.home import Home, render_listing
-from botpsy_agent.llm import Offer
+from botpsy_agent.llm.planning import Offer
 from botpsy_agent.policy import Scope
 from tool_schemas.base import Access
 from tool_schemas.catalog import TOOLS, tool_json_schema

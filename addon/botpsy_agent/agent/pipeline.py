@@ -46,7 +46,7 @@ from botpsy_agent.agent.turn import (
 )
 from botpsy_agent.ha import ActionStatus, Execution, ExecutionKey, call_digest
 from botpsy_agent.home import Entity, Home, ResolutionError, ResolvedCall, resolve_call
-from botpsy_agent.llm import Offer, RejectedCall
+from botpsy_agent.llm.planning import Offer, RejectedCall
 from botpsy_agent.policy import (
     Allow,
     Confirm,

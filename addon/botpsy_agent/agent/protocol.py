@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 # Re-exported: an answer's status and an action's outcome are the wire's words.
 from botpsy_agent.contract import Outcome as Outcome, Status as Status  # noqa: PLC0414
-from botpsy_agent.llm import StepTimings
+from botpsy_agent.llm.planning import StepTimings
 from botpsy_agent.policy import Principal
 
 

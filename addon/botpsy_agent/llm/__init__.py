@@ -1,27 +1,14 @@
 """The model runtime: llama.cpp in-process or llama.cpp's own server, behind one `Engine`
 protocol (DESIGN.md #9). Nothing about llama-cpp-python leaks past this package.
 
-The agent reads of it only what `llm/planning.py` holds (the offer, the plan request, the
-planner's turn, the `Planner` protocol, `PlanError`): those the face imports at once. The
-rest, for the app, is lazy (`botpsy_agent.lazy_face`), so that llama.cpp loads only where
-the app runs a model."""
+This face is the app's, and lazy (`botpsy_agent.lazy_face`), so that llama.cpp loads only
+where the app runs a model. The agent reads of the model only `llm/planning.py` (the offer,
+the plan request, the planner's turn, the `Planner` protocol, `PlanError`), from that
+module."""
 
 from typing import TYPE_CHECKING
 
 from botpsy_agent import lazy_face
-from botpsy_agent.llm.planning import (
-    WORDS_KEY,
-    Offer,
-    PlanError,
-    PlanFailure,
-    Planner,
-    PlannerTurn,
-    PlanRequest,
-    RawCall,
-    RejectedCall,
-    StepTimings,
-    request_context,
-)
 
 if TYPE_CHECKING:
     from botpsy_agent.llm.engine import EngineError
@@ -36,28 +23,17 @@ __all__ = [
     "HANG_GRACE_S",
     "SERVER_PROBE_INTERVAL_S",
     "WATCHDOG_INTERVAL_S",
-    "WORDS_KEY",
     "EngineError",
     "EngineSettings",
     "LlamaEngine",
     "LlmPlanner",
     "ModelFileError",
     "ModelWorker",
-    "Offer",
-    "PlanError",
-    "PlanFailure",
-    "PlanRequest",
-    "Planner",
-    "PlannerTurn",
-    "RawCall",
-    "RejectedCall",
     "ServerSettings",
-    "StepTimings",
     "WorkerWatchdog",
     "key_safe_over",
     "model_stats",
     "read_model_info",
-    "request_context",
 ]
 
 __getattr__ = lazy_face(
