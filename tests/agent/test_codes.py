@@ -4,6 +4,7 @@ docs/mqtt-api.md tables exactly these codes."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 import re
 
@@ -40,3 +41,20 @@ def test_the_docs_table_the_agents_codes_and_no_others() -> None:
 def test_the_planners_failures_are_codes_the_answer_is_said_from() -> None:
     """`llm` cannot import the agent: its failures carry the agent's codes by value."""
     assert {failure.value for failure in PlanFailure} <= {code.value for code in SAID_CODES}
+
+
+def test_the_app_writes_no_error_code_as_a_bare_string() -> None:
+    """Every `ErrorInfo` the app builds takes its code from an enum or from the refusing
+    part's own error, never a string typed at the call."""
+    bare = []
+    for path in sorted((ROOT / "addon" / "botpsy_agent").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "ErrorInfo"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                bare.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert bare == []

@@ -16,7 +16,6 @@ from typing import Any
 
 from botpsy_agent.agent.protocol import (
     ActionReport,
-    AgentCode,
     ErrorInfo,
     Path,
     Status,
@@ -30,11 +29,6 @@ from tool_schemas.actions import describe
 from tool_schemas.assist import ClockQuestion
 from tool_schemas.base import Tool
 from tool_schemas.conversation import AskUser
-
-# The agent's codes for what became of a step, as the pipeline names them.
-NOT_ASKED = AgentCode.NOT_ASKED
-OUTSIDE_GRAMMAR = AgentCode.OUTSIDE_GRAMMAR
-BORROWED_VERB = AgentCode.BORROWED_VERB
 
 
 @dataclass(frozen=True)
