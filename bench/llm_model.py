@@ -18,8 +18,8 @@ from typing import Any
 import psutil
 
 from botpsy_agent.agent.offer import build_offer
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 from botpsy_agent.llm.prompt import build_prefix, render_prompt, request_context
 from botpsy_agent.policy import Principal, parse_policy, scope
 from devkit.homes import family_home

@@ -16,8 +16,7 @@ import threading
 import time
 
 from botpsy_agent.agent.offer import build_offer
-from botpsy_agent.llm.backend import Engine
-from botpsy_agent.llm.engine import Completion
+from botpsy_agent.llm.engine import Completion, Engine
 from botpsy_agent.llm.grammar import Mode, build_grammar
 from botpsy_agent.llm.planning import Offer
 from botpsy_agent.llm.prompt import build_prefix, render_prompt, request_context

@@ -43,7 +43,7 @@ import matplotlib as mpl
 from bench import machine
 from bench.peer_cases import split_false_actions
 from bench.peer_report import case_record, markdown, table_stats
-from botpsy_agent.llm.server import ServerSettings
+from botpsy_agent.llm.llama_server import ServerSettings
 from demo.client import AgentClient
 from demo.home_setup import ha_client
 from demo.stack import INSTANCE, DemoStack, ModelChoice, stop_cleanly_on_sigterm

@@ -17,7 +17,7 @@ from typing import Any
 
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.home.model import Home
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 from botpsy_agent.llm.prompt import SYSTEM_PROMPT, build_prefix, prefix_tokens
 from botpsy_agent.llm.template import ChatTemplate
 from botpsy_agent.policy import Principal, parse_policy, scope

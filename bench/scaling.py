@@ -18,8 +18,8 @@ from typing import Any
 from bench.ha_index import build, payloads
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.home.resolve import ResolutionError, resolve_call
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 from botpsy_agent.llm.model_info import ToolFormat
 from botpsy_agent.llm.prompt import build_prefix
 from botpsy_agent.policy import Principal, authorize, parse_policy, scope

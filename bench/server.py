@@ -30,8 +30,8 @@ from typing import Any
 from bench import machine
 from bench.model_requests import MAX_TOKENS, REQUESTS, Answer, ask_all
 from bench.stats import percentile
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
-from botpsy_agent.llm.server import ServerSettings
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llama_server import ServerSettings
 from botpsy_agent.llm.worker import ModelWorker
 from devkit.llama_server import LlamaServer
 from devkit.real_models import DEFAULT_MODEL, fetch

@@ -46,8 +46,8 @@ from bench.model_requests import (
     rss_mb,
 )
 from bench.stats import percentile
-from botpsy_agent.llm.backend import Engine
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.engine import Engine
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 from botpsy_agent.llm.worker import ModelWorker
 from devkit.real_models import DEFAULT_MODEL, fetch
 

@@ -21,8 +21,8 @@ from botpsy_agent.agent.core import AgentSettings
 from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.ha.client import HaEndpoint
-from botpsy_agent.llm.engine import EngineSettings
-from botpsy_agent.llm.server import ServerSettings
+from botpsy_agent.llm.llama_cpp import EngineSettings
+from botpsy_agent.llm.llama_server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from demo.first_start import report_model_state
 from demo.home_setup import (

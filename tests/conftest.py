@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+import ssl
 
+import aiohttp
 from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
 import pytest
@@ -18,6 +20,7 @@ from devkit.tiny_gguf import TINY_QWEN3, TINY_QWEN35, prompt_merges, write_model
 from tests.ha_bridge import HaBridge, start_bridge
 from tests.ha_home import HaHome, setup_test_home
 from tests.ha_server import HomeAssistantApiServer
+from tests.mqtt.pki import ThrowawayPki
 from tests.mqtt_probe import MqttProbe
 
 
@@ -117,3 +120,18 @@ def tiny_qwen3_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random Qwen3-style model with Hermes JSON tool calls."""
     path = tmp_path_factory.mktemp("models") / "tiny-qwen3.gguf"
     return write_model(path, TINY_QWEN3, merges=prompt_merges())
+
+
+@pytest.fixture(scope="session")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> ThrowawayPki:
+    """A CA, a server certificate for 127.0.0.1 and a client certificate, made now."""
+    return ThrowawayPki.create(tmp_path_factory.mktemp("pki"))
+
+
+@pytest.fixture
+async def session(pki: ThrowawayPki, socket_enabled: None) -> AsyncIterator[aiohttp.ClientSession]:
+    """An HTTP client session, as the app opens one for the Supervisor and downloads; it
+    trusts the throw-away CA as the app trusts the public ones."""
+    trust = ssl.create_default_context(cafile=pki.ca_cert)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=trust)) as client:
+        yield client

@@ -16,7 +16,7 @@ from pathlib import Path
 import sys
 
 from botpsy_agent import __version__
-from botpsy_agent.app.audit_command import add_audit_command
+from botpsy_agent.app import add_audit_command
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -88,8 +88,8 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
-    from botpsy_agent.app.startup import serve
-    from botpsy_agent.audit.printable import PrintableFormatter
+    from botpsy_agent.app import serve
+    from botpsy_agent.audit import PrintableFormatter
 
     handler = logging.StreamHandler()
     handler.setFormatter(  # arguments from requests cannot forge lines (issue 25, finding 10)
@@ -102,16 +102,16 @@ def _serve(args: argparse.Namespace) -> int:
 def _doctor(args: argparse.Namespace) -> int:
     import asyncio
 
-    from botpsy_agent.app.doctor import doctor
+    from botpsy_agent.app import run_doctor
 
-    return asyncio.run(doctor(args.options))
+    return asyncio.run(run_doctor(args.options))
 
 
 def _models(args: argparse.Namespace) -> int:
     import os
 
-    from botpsy_agent.app.config import OptionsError, load_app_settings
-    from botpsy_agent.weights.store import other_models, plan_model, remove_other_models, unpin
+    from botpsy_agent.app import OptionsError, load_app_settings
+    from botpsy_agent.weights import other_models, plan_model, remove_other_models, unpin
 
     try:
         settings = load_app_settings(args.options, os.environ)
@@ -138,11 +138,11 @@ def _models(args: argparse.Namespace) -> int:
 
 
 def _health(args: argparse.Namespace) -> int:
-    from botpsy_agent.app.health import MAX_AGE_S, check_health, default_health_path
+    from botpsy_agent.app import HEALTH_MAX_AGE_S, check_health, default_health_path
 
     verdict = check_health(
         args.file or default_health_path(),
-        max_age=MAX_AGE_S if args.max_age is None else args.max_age,
+        max_age=HEALTH_MAX_AGE_S if args.max_age is None else args.max_age,
     )
     print(verdict.line())
     return EXIT_OK if verdict.healthy else EXIT_FAILED

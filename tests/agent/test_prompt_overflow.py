@@ -12,8 +12,8 @@ import pytest
 
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.agent.protocol import Status
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
-from botpsy_agent.llm.planner import LlmPlanner
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llm_planner import LlmPlanner
 from botpsy_agent.llm.worker import ModelWorker
 from botpsy_agent.policy import scope
 from tests.agent.support import admin, ask, home_policy, make_agent
@@ -46,7 +46,7 @@ async def test_warming_says_when_the_prompt_cannot_fit(
     planner = LlmPlanner(small_context_worker)
     home = ha_bridge.index.home
     offer = build_offer(scope(home_policy(), admin(ha_bridge), home, dt_util.now()), home)
-    with caplog.at_level(logging.INFO, logger="botpsy_agent.llm.planner"):
+    with caplog.at_level(logging.INFO, logger="botpsy_agent.llm.llm_planner"):
         planner.prepare(offer)
         await wait_until(lambda: "context_length is 1024" in caplog.text, timeout_s=60)
     assert "raise it in the app's options" in caplog.text

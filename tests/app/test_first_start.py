@@ -26,17 +26,17 @@ from botpsy_agent.app.config import DEFAULT_OPTIONS, parse_options
 from botpsy_agent.app.health import check_health
 from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App
-from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.llm.llama_cpp import EngineSettings
 from botpsy_agent.mqtt.settings import ApiSettings
 from botpsy_agent.weights.store import plan_model
 from devkit.model_host import ModelHostStandIn
 from devkit.mosquitto import MosquittoBroker
-from tests.app.model_host import NAME
 from tests.app_runtime import runtime_config, write_app_files
 from tests.ha_home import HaHome
 from tests.ha_mqtt import set_up_ha_mqtt, wait_for
 from tests.ha_server import HomeAssistantApiServer
 from tests.mqtt.pki import ThrowawayPki
+from tests.weights.model_host import NAME
 
 INSTANCE = "first"
 SENSOR = f"sensor.botpsy_{INSTANCE}_model_state"

@@ -9,8 +9,8 @@ from typing import Any
 
 from hypothesis import given, strategies as st
 
-from botpsy_agent.contract import sign
-from botpsy_agent.mqtt import ApiSettings, ErrorCode
+from botpsy_agent.contract import ErrorCode, sign
+from botpsy_agent.mqtt import ApiSettings
 from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest, request_fields
 from tests.fuzz.strategies import BOUNDED, HUGE_NUMBERS, confusable, json_values, truncations
 

@@ -24,7 +24,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.contract import sign_app_message
 from botpsy_agent.ha.supervisor import SupervisorAccess
-from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.llm.llama_cpp import EngineSettings
 from botpsy_agent.mqtt.announce import status_payload
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
 from custom_components.botpsy.const import CONF_INSTANCE, CONF_SECRET, DOMAIN

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 
 
 @pytest.fixture(scope="session")

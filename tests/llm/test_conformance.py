@@ -12,8 +12,8 @@ import pytest
 from botpsy_agent.agent.narrowing import narrowed_schemas
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.conformance import outside_grammar
+from botpsy_agent.llm.llm_planner import held_to_grammar
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planner import held_to_grammar
 from botpsy_agent.policy import scope
 from botpsy_agent.words import grounding
 from devkit.homes import family_home

@@ -12,8 +12,8 @@ import pytest
 from botpsy_agent.agent.narrowing import narrowed_schemas
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.conformance import outside_grammar
-from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
+from botpsy_agent.llm.llama_cpp import LlamaEngine
 from botpsy_agent.llm.parse import parse_output
 from botpsy_agent.llm.planning import Offer
 from botpsy_agent.llm.prompt import build_prefix, render_prompt

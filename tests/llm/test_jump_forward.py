@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from botpsy_agent.llm.engine import LlamaEngine
 from botpsy_agent.llm.forced import ForcedTextProbe
 from botpsy_agent.llm.grammar import Mode, build_grammar
+from botpsy_agent.llm.llama_cpp import LlamaEngine
 from botpsy_agent.llm.model_info import ToolFormat
 from botpsy_agent.llm.parse import parse_output
 from tests.llm.test_generation import offer_for, prompt_for

@@ -19,7 +19,8 @@ import time
 
 import pytest
 
-from botpsy_agent.llm.engine import Completion, EngineSettings, LlamaEngine
+from botpsy_agent.llm.engine import Completion
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 from botpsy_agent.llm.worker import _POLL_S, Job, ModelWarmingUp, ModelWorker, model_stats
 from devkit.tiny_gguf import ModelShape, cached_model
 from tests.ha_bridge import wait_until

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from botpsy_agent.agent.offer import build_offer
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 from botpsy_agent.llm.planning import Offer
 from botpsy_agent.llm.prompt import RenderedPrompt, build_prefix, prefix_tokens, render_prompt
 from botpsy_agent.llm.snapshots import SUFFIX, PrefixCache, Snapshot, SnapshotStore

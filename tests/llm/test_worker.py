@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 from botpsy_agent.llm.worker import Job, ModelBusy, ModelTimeout, ModelUnavailable, ModelWorker
 from tests.ha_bridge import wait_until
 

@@ -53,12 +53,6 @@ async def client(mosquitto: MosquittoBroker) -> AsyncIterator[ApiClient]:
         yield api_client
 
 
-@pytest.fixture(scope="session")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> ThrowawayPki:
-    """A CA, a broker certificate for 127.0.0.1 and a client certificate, made now."""
-    return ThrowawayPki.create(tmp_path_factory.mktemp("pki"))
-
-
 @pytest.fixture
 def mosquitto_tls(
     tmp_path: Path, pki: ThrowawayPki, socket_enabled: None

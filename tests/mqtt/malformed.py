@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import json
 from typing import Any
 
-from botpsy_agent.mqtt import ErrorCode
+from botpsy_agent.contract import ErrorCode
 
 
 @dataclass(frozen=True)

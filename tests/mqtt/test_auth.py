@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent.contract import CONNECTION_TEST_USER
+from botpsy_agent.contract import CONNECTION_TEST_USER, sign
 from botpsy_agent.ha.registries import HaUser
-from botpsy_agent.mqtt import ApiSettings, StaticSecrets, sign
+from botpsy_agent.mqtt import ApiSettings, StaticSecrets
 from botpsy_agent.mqtt.auth import KnownUser
 from devkit.mosquitto import MosquittoBroker
 from tests.mqtt.agents import ActingAgent, EchoAgent

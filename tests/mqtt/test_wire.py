@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from botpsy_agent.contract import canonical_bytes, signature, signature_matches
-from botpsy_agent.mqtt import ApiSettings, SecretFile, StaticSecrets, Topics, sign
+from botpsy_agent.contract import canonical_bytes, sign, signature, signature_matches
+from botpsy_agent.mqtt import ApiSettings, SecretFile, StaticSecrets, Topics
 from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey, redact
 from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest
 from tests.mqtt.malformed import MALFORMED, Malformed

@@ -31,8 +31,8 @@ import pytest
 from botpsy_agent.agent.core import BotPsyAgent
 from botpsy_agent.agent.protocol import AgentResponse, Outcome, Path as AnswerPath, Status
 from botpsy_agent.agent.speech import Phrasebook
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
-from botpsy_agent.llm.planner import LlmPlanner
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llm_planner import LlmPlanner
 from botpsy_agent.llm.worker import ModelWorker
 from botpsy_agent.policy import Principal
 from botpsy_agent.words.recognizer import FastPath

@@ -24,7 +24,7 @@ from homeassistant.core import HomeAssistant
 
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.contract import sign
-from botpsy_agent.llm.engine import EngineSettings
+from botpsy_agent.llm.llama_cpp import EngineSettings
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import Offer, PlannerTurn, PlanRequest
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings

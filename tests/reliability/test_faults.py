@@ -23,7 +23,7 @@ import pytest
 from botpsy_agent.app.health import HealthState, check_health
 from botpsy_agent.app.runtime import App, StartupProblem
 from botpsy_agent.audit.read import AuditReader
-from botpsy_agent.llm.engine import LlamaEngine
+from botpsy_agent.llm.llama_cpp import LlamaEngine
 from botpsy_agent.llm.worker import Job, ModelTimeout, ModelUnavailable
 from devkit.mosquitto import MosquittoBroker
 from tests.agent.support import call

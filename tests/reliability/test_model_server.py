@@ -12,7 +12,7 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 import pytest
 
-from botpsy_agent.llm.server import ServerSettings
+from botpsy_agent.llm.llama_server import ServerSettings
 from devkit.llama_server import LlamaServer
 from devkit.mosquitto import MosquittoBroker
 from tests.ha_bridge import wait_until

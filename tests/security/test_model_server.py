@@ -19,8 +19,8 @@ from aiohttp import web
 import pytest
 
 from botpsy_agent.agent.protocol import Status
-from botpsy_agent.llm.planner import LlmPlanner
-from botpsy_agent.llm.server import ServerClient, ServerDown, ServerSettings
+from botpsy_agent.llm.llama_server import ServerClient, ServerDown, ServerSettings
+from botpsy_agent.llm.llm_planner import LlmPlanner
 from botpsy_agent.llm.worker import ModelWorker
 from devkit.tiny_gguf import chat_template
 from tests.agent.support import admin, ask, make_agent

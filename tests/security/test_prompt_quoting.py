@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 from botpsy_agent.llm.model_info import ToolFormat
 from botpsy_agent.llm.parse import parse_output
 from botpsy_agent.llm.prompt import build_prefix

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from botpsy_agent.agent.protocol import Status
+from botpsy_agent.agent.protocol import AgentCode, Status
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.turn import (
     Answered,
@@ -34,8 +34,8 @@ from botpsy_agent.agent.turn import (
     ToldTime,
     Turn,
 )
-from botpsy_agent.home.model import Home
-from botpsy_agent.words.grounding import PREPARED_BY
+from botpsy_agent.home import Home
+from botpsy_agent.words import PREPARED_BY
 
 
 def say_turn(
@@ -58,7 +58,7 @@ def say_turn(
     if not said and status is Status.ERROR:
         # Every step was turned back to the model (asked for nothing the user said) and it
         # gave up: the user still hears an answer, never silence.
-        said = [replies.phrases.say(language, "errors.invalid_call")]
+        said = [replies.phrases.say(language, f"errors.{AgentCode.INVALID_CALL}")]
     return " ".join(said)
 
 
@@ -157,4 +157,4 @@ def _say_failures(replies: Replies, failures: list[Step], language: str, home: H
         return phrases.say(language, "assist.needs_voice_device")
     if any(failed.why is Failure.UNKNOWN_TARGET for failed in outcomes):
         return phrases.say(language, "refused.unknown_target")
-    return phrases.say(language, "errors.invalid_call")
+    return phrases.say(language, f"errors.{AgentCode.INVALID_CALL}")

@@ -11,8 +11,8 @@ import time
 from typing import Any
 import uuid
 
-from botpsy_agent.home.resolve import ResolvedCall
-from botpsy_agent.policy.model import Principal
+from botpsy_agent.home import ResolvedCall
+from botpsy_agent.policy import Principal
 
 MAX_CONVERSATIONS = 500
 IDLE_TTL_S = 15 * 60

@@ -45,6 +45,7 @@ from botpsy_agent.agent.prepare import (
     needs_listing,
 )
 from botpsy_agent.agent.protocol import (
+    AgentCode,
     AgentRequest,
     AgentResponse,
     Decision,
@@ -55,8 +56,7 @@ from botpsy_agent.agent.protocol import (
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.agent.turn import Answered, Closing, Executed, Step, Turn
-from botpsy_agent.contract import ErrorCode
-from botpsy_agent.home.model import Home
+from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import (
     Offer,
     PlanError,
@@ -72,9 +72,7 @@ from botpsy_agent.policy import (
     Principal,
     scope,
 )
-from botpsy_agent.words import grounding
-from botpsy_agent.words.recognizer import FastPath
-from botpsy_agent.words.values import said_values
+from botpsy_agent.words import FastPath, grounding, said_values
 from tool_schemas.base import Access, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 
@@ -105,7 +103,7 @@ class BotPsyAgent:
         clock: Callable[[], datetime],
         fast_path: FastPath | None = None,
         settings: AgentSettings | None = None,
-        ha_unready: Callable[[], Awaitable[str | None]] | None = None,
+        ha_unready: Callable[[], Awaitable[AgentCode | None]] | None = None,
     ) -> None:
         self._home = home
         self._ha_unready = ha_unready
@@ -137,11 +135,11 @@ class BotPsyAgent:
             return await self._handle(request)
         except Exception:
             _LOGGER.exception("Request %s failed inside the agent", request.id)
-            return self._failure(request, Status.ERROR, ErrorCode.INTERNAL_ERROR)
+            return self._failure(request, Status.ERROR, AgentCode.INTERNAL_ERROR)
 
     async def _handle(self, request: AgentRequest) -> AgentResponse:
         if not self._phrases.supports(request.language):
-            return self._failure(request, Status.ERROR, "unknown_language")
+            return self._failure(request, Status.ERROR, AgentCode.UNKNOWN_LANGUAGE)
         if self._ha_unready is not None and (unready := await self._ha_unready()) is not None:
             return self._failure(request, Status.ERROR, unready)
         home, policy, now = self._home(), self._policy(), self._clock()
@@ -183,7 +181,7 @@ class BotPsyAgent:
                 if step.status is not Status.DONE:
                     break
         elif self.planner is None:
-            return self._failure(request, Status.ERROR, "model_unavailable", conversation)
+            return self._failure(request, Status.ERROR, AgentCode.MODEL_UNAVAILABLE, conversation)
         else:
             turn.path = Path.MODEL
             started = time.monotonic()
@@ -264,7 +262,10 @@ class BotPsyAgent:
                 # the answer is said from the results (the phrasebook), so it cannot claim
                 # what did not happen. Without any step, there is nothing to say but that.
                 if not turn.steps:
-                    turn.status, turn.error = Status.ERROR, self._error(request, "invalid_call")
+                    turn.status, turn.error = (
+                        Status.ERROR,
+                        self._error(request, AgentCode.INVALID_CALL),
+                    )
                 return
             steps = await self._run_calls(plan.calls, job)
             turn.steps.extend(steps)
@@ -285,7 +286,7 @@ class BotPsyAgent:
                 for s in steps
             )
         if not any(s.status is Status.DONE and not s.prepared for s in turn.steps):
-            turn.status, turn.error = Status.ERROR, self._error(request, "step_limit")
+            turn.status, turn.error = Status.ERROR, self._error(request, AgentCode.STEP_LIMIT)
 
     async def _prepare_listing(self, job: Job) -> list[dict[str, Any]]:
         """List the events a change to one needs, as the app's own read (agent/prepare.py):
@@ -429,23 +430,26 @@ class BotPsyAgent:
             case PlanFailure.WARMING_UP:
                 seconds = max(1, round(err.eta_s))
                 speech = self._phrases.say(
-                    request.language, "errors.warming_up", percent=err.percent, seconds=seconds
+                    request.language,
+                    f"errors.{AgentCode.WARMING_UP}",
+                    percent=err.percent,
+                    seconds=seconds,
                 )
-                return Status.WARMING_UP, ErrorInfo(err.failure.value, speech)
+                return Status.WARMING_UP, ErrorInfo(AgentCode.WARMING_UP, speech)
             case PlanFailure.BUSY:
-                return Status.BUSY, self._error(request, err.failure.value)
+                return Status.BUSY, self._error(request, AgentCode(err.failure.value))
             case PlanFailure.PROMPT_TOO_LONG:
                 _LOGGER.error("Request %s: %s (context_length option)", request.id, err)
-        return Status.ERROR, self._error(request, err.failure.value)
+        return Status.ERROR, self._error(request, AgentCode(err.failure.value))
 
-    def _error(self, request: AgentRequest, code: str) -> ErrorInfo:
+    def _error(self, request: AgentRequest, code: AgentCode) -> ErrorInfo:
         return ErrorInfo(code, self._phrases.say(request.language, f"errors.{code}"))
 
     def _failure(
         self,
         request: AgentRequest,
         status: Status,
-        code: str,
+        code: AgentCode,
         conversation: Conversation | None = None,
     ) -> AgentResponse:
         error = self._error(request, code)

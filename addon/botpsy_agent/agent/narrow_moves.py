@@ -15,11 +15,8 @@ from datetime import datetime
 from typing import Any
 
 from botpsy_agent.agent.schema_fields import enum_of, properties
-from botpsy_agent.home.model import Home
-from botpsy_agent.words import grounding
-from botpsy_agent.words.content import message_body
-from botpsy_agent.words.spoken_time import find_spoken_times
-from botpsy_agent.words.values import SaidValues
+from botpsy_agent.home import Home
+from botpsy_agent.words import SaidValues, find_spoken_times, grounding, message_body
 
 NO_TOOL_REASON = "no function does this"
 """The one reason the model may give: it is never spoken (the app says what it can do),

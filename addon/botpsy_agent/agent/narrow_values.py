@@ -17,13 +17,13 @@ import copy
 from typing import Any
 
 from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, GROUP_FIELDS, properties, required
-from botpsy_agent.words.checks import Quantity
-from botpsy_agent.words.grounding import Request
-from botpsy_agent.words.values import (
+from botpsy_agent.words import (
     DEFAULT_STEP,
     LEVEL_FIELDS,
     SETTING_WORDS,
     STEP_QUANTITY,
+    Quantity,
+    Request,
     SaidValues,
     says_setting,
     says_value,

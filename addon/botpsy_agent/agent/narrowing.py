@@ -42,11 +42,9 @@ from typing import Any
 from botpsy_agent.agent.narrow_moves import Asked, asking_only, without_reason
 from botpsy_agent.agent.narrow_values import values_only
 from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, enum_of, properties
-from botpsy_agent.home.model import Home
+from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
-from botpsy_agent.words import grounding
-from botpsy_agent.words.grounding_words import KINDS, REFERRING
-from botpsy_agent.words.values import SaidValues, said_values
+from botpsy_agent.words import KINDS, REFERRING, SaidValues, grounding, said_values
 from tool_schemas.base import Access
 
 CONTENT_FIELDS: dict[str, tuple[str, ...]] = {

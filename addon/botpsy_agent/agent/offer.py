@@ -9,8 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from botpsy_agent.home.listing import render_listing
-from botpsy_agent.home.model import Home
+from botpsy_agent.home import Home, render_listing
 from botpsy_agent.llm.planning import Offer
 from botpsy_agent.policy import Scope
 from tool_schemas.base import Access

@@ -11,12 +11,11 @@ from datetime import datetime
 
 from botpsy_agent.agent.conversation import Conversation, ConversationStore
 from botpsy_agent.agent.pipeline import CallPipeline, Job
-from botpsy_agent.agent.protocol import ActionReport, AgentRequest, Path, Status
+from botpsy_agent.agent.protocol import AgentRequest, Path, Status
 from botpsy_agent.agent.speech import Phrasebook
-from botpsy_agent.agent.turn import Closing, Turn
-from botpsy_agent.home.model import Home
+from botpsy_agent.agent.turn import Closing, Turn, report_of
+from botpsy_agent.home import Home
 from botpsy_agent.policy import Deny, Policy, authorize
-from tool_schemas.actions import describe
 
 
 class PendingAnswers:
@@ -76,12 +75,7 @@ class PendingAnswers:
             return job
         # Yes: exactly the parked call, authorised again (the policy may have changed).
         resolved = pending.resolved
-        report = ActionReport(
-            resolved.call.name,
-            resolved.call.model_dump(exclude_none=True, mode="json"),
-            entity_ids=list(resolved.entity_ids),
-            service_calls=[describe(a) for a in resolved.actions],
-        )
+        report = report_of(resolved)
         decision = authorize(policy, request.principal, resolved, now)
         report.rule = decision.rule
         if isinstance(decision, Deny):

@@ -19,6 +19,7 @@ from typing import Protocol
 from botpsy_agent.agent.conversation import Conversation, ConversationStore, PendingConfirmation
 from botpsy_agent.agent.protocol import (
     ActionReport,
+    AgentCode,
     AgentRequest,
     Decision,
     ErrorInfo,
@@ -27,9 +28,6 @@ from botpsy_agent.agent.protocol import (
 )
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.turn import (
-    BORROWED_VERB,
-    NOT_ASKED,
-    OUTSIDE_GRAMMAR,
     AskedToCheck,
     AskedToClarify,
     AskedToConfirm,
@@ -43,10 +41,10 @@ from botpsy_agent.agent.turn import (
     Step,
     ToldTime,
     Turn,
+    report_of,
 )
-from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, call_digest
-from botpsy_agent.home.model import Entity, Home
-from botpsy_agent.home.resolve import ResolutionError, ResolvedCall, resolve_call
+from botpsy_agent.ha import ActionStatus, Execution, ExecutionKey, call_digest
+from botpsy_agent.home import Entity, Home, ResolutionError, ResolvedCall, resolve_call
 from botpsy_agent.llm.planning import Offer, RejectedCall
 from botpsy_agent.policy import (
     Allow,
@@ -58,9 +56,13 @@ from botpsy_agent.policy import (
     readable_result,
     usable_filter,
 )
-from botpsy_agent.words import grounding
-from botpsy_agent.words.checks import CallProblem, check_call, corrected_call
-from botpsy_agent.words.content import with_request_content
+from botpsy_agent.words import (
+    CallProblem,
+    check_call,
+    corrected_call,
+    grounding,
+    with_request_content,
+)
 from tool_schemas.actions import describe
 from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool
@@ -148,10 +150,10 @@ class CallPipeline:
             dict(rejected.call.arguments),
             decision=Decision.NONE,
             outcome=Outcome.FAILED,
-            error=ErrorInfo(OUTSIDE_GRAMMAR, rejected.reason),
+            error=ErrorInfo(AgentCode.OUTSIDE_GRAMMAR, rejected.reason),
         )
         failed = Failed(Failure.INVALID_CALL, rejected.call.name)
-        return Step(report, Status.ERROR, failed, {"error": {"code": OUTSIDE_GRAMMAR}})
+        return Step(report, Status.ERROR, failed, {"error": {"code": AgentCode.OUTSIDE_GRAMMAR}})
 
     async def carry_out(self, call: Tool, job: Job, words: grounding.Request | None = None) -> Step:
         """`words`: check that the request asked for this call (the model's calls); None for
@@ -181,9 +183,7 @@ class CallPipeline:
                 Failed(Failure.UNKNOWN_TARGET, call.name),
                 {"error": {"code": err.code, "message": err.message}},
             )
-        report.entity_ids = list(resolved.entity_ids)
-        report.service_calls = [describe(a) for a in resolved.actions]
-        return await self.decide(report, resolved, job, words)
+        return await self.decide(report_of(resolved), resolved, job, words)
 
     async def decide(
         self,
@@ -221,18 +221,22 @@ class CallPipeline:
         (then the call is asked about)."""
         match verdict:
             case grounding.Verdict.NO_HOME_INTENT:
-                report.error = ErrorInfo(NOT_ASKED, "the request asks for nothing of the kind")
+                report.error = ErrorInfo(
+                    AgentCode.NOT_ASKED, "the request asks for nothing of the kind"
+                )
                 return self.no_tool_fits(report, job, "not asked for")
             case grounding.Verdict.BORROWED:
-                report.error = ErrorInfo(BORROWED_VERB, "the request asks this of something else")
+                report.error = ErrorInfo(
+                    AgentCode.BORROWED_VERB, "the request asks this of something else"
+                )
                 return self.no_tool_fits(report, job, "asked of something no tool here does")
             case grounding.Verdict.UNRELATED:
                 # Not worth a question ("cancel the piano lesson" -> close the blinds): the
                 # model is told the call does not fit the request and may choose again.
                 report.decision, report.outcome = Decision.NONE, Outcome.FAILED
-                report.error = ErrorInfo(NOT_ASKED, "the request did not ask for this")
+                report.error = ErrorInfo(AgentCode.NOT_ASKED, "the request did not ask for this")
                 failed = Failed(Failure.NOT_ASKED, resolved.call.name, resolved.entity_ids)
-                return Step(report, Status.ERROR, failed, {"error": {"code": NOT_ASKED}})
+                return Step(report, Status.ERROR, failed, {"error": {"code": AgentCode.NOT_ASKED}})
         return None
 
     @staticmethod
@@ -274,13 +278,7 @@ class CallPipeline:
             report.decision, report.outcome = Decision.NONE, Outcome.PLANNED
             return Step(report, Status.NEEDS_CLARIFICATION, asked, {"asked": report.error.message})
         decision = authorize(job.policy, request.principal, fixed, job.now)
-        fixed_report = ActionReport(
-            fixed.call.name,
-            fixed.call.model_dump(exclude_none=True, mode="json"),
-            entity_ids=list(fixed.entity_ids),
-            service_calls=[describe(a) for a in fixed.actions],
-            rule=decision.rule,
-        )
+        fixed_report = report_of(fixed, decision.rule)
         if isinstance(decision, Allow) and (fixed.call.access is Access.READ or problem.settled):
             return await self.execute(fixed_report, fixed, job)
         if isinstance(decision, Deny):
@@ -378,7 +376,9 @@ class CallPipeline:
         turn.timings.ha_ms += (time.monotonic() - started) * 1000
         report.result = readable_result(execution.to_json(), job.readable)
         if execution.status is not ActionStatus.DONE:
-            error = execution.error or ErrorInfo("outcome_unknown", "HA did not answer in time")
+            error = execution.error or ErrorInfo(
+                AgentCode.OUTCOME_UNKNOWN, "HA did not answer in time"
+            )
             report.outcome, report.error = Outcome.FAILED, error
             return Step(
                 report,
@@ -416,7 +416,7 @@ class CallPipeline:
             # Not a failure: a request the app cannot carry out here, refused with the
             # reason (as a request no tool fits is), so nothing went wrong to retry.
             report.decision, report.outcome = Decision.NONE, Outcome.REFUSED
-            report.error = ErrorInfo("needs_voice_device", "timers need a voice device")
+            report.error = ErrorInfo(AgentCode.NEEDS_VOICE_DEVICE, "timers need a voice device")
             return Step(
                 report,
                 Status.REFUSED,

@@ -20,9 +20,7 @@ import re
 from typing import Any
 
 from botpsy_agent.agent.schema_fields import properties
-from botpsy_agent.words import grounding
-from botpsy_agent.words.grounding_words import REFERRING
-from botpsy_agent.words.values import SaidValues
+from botpsy_agent.words import REFERRING, SaidValues, grounding
 from tool_schemas.base import Tool
 from tool_schemas.calendar import ListEvents
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 # Re-exported: an answer's status and an action's outcome are the wire's words.
 from botpsy_agent.contract import Outcome as Outcome, Status as Status  # noqa: PLC0414
 from botpsy_agent.llm.planning import StepTimings
-from botpsy_agent.policy.model import Principal
+from botpsy_agent.policy import Principal
 
 
 class Path(StrEnum):
@@ -31,10 +31,60 @@ class Decision(StrEnum):
     NONE = "none"  # no decision: the call failed or ended before the policy saw it
 
 
+class AgentCode(StrEnum):
+    """The agent's own error codes, in an answer's `error` and in an action's
+    (docs/mqtt-api.md, "Error codes of the agent"; the front door's are the contract's
+    `ErrorCode`). Those of `SAID_CODES` are said from the phrasebook's `errors.<code>`; the
+    others are said by what became of the action. The parts below keep their own: the
+    policy's refusals (`policy.DenyReason`), a target that names nothing
+    (`home.ResolutionError`), a call the checks hold back (`words.CallProblem`), a call that
+    does not parse (`tool_schemas.catalog.ToolCallError`) and HA's own (`ha_<code>`)."""
+
+    # The answer's: the agent could not take the request.
+    UNKNOWN_LANGUAGE = "unknown_language"
+    HA_STARTING = "ha_starting"
+    HA_UNAVAILABLE = "ha_unavailable"
+    MODEL_UNAVAILABLE = "model_unavailable"
+    BUSY = "busy"
+    TIMEOUT = "timeout"
+    WARMING_UP = "warming_up"
+    PROMPT_TOO_LONG = "prompt_too_long"
+    INVALID_CALL = "invalid_call"
+    STEP_LIMIT = "step_limit"
+    INTERNAL_ERROR = "internal_error"
+    # An action's: what became of one call.
+    NOT_ASKED = "not_asked"
+    BORROWED_VERB = "borrowed_verb"
+    OUTSIDE_GRAMMAR = "outside_grammar"
+    NEEDS_VOICE_DEVICE = "needs_voice_device"
+    OUTCOME_UNKNOWN = "outcome_unknown"
+    HANDED_TO_ASSIST = "handed_to_assist"
+
+
+SAID_CODES = frozenset(
+    {
+        AgentCode.UNKNOWN_LANGUAGE,
+        AgentCode.HA_STARTING,
+        AgentCode.HA_UNAVAILABLE,
+        AgentCode.MODEL_UNAVAILABLE,
+        AgentCode.BUSY,
+        AgentCode.TIMEOUT,
+        AgentCode.WARMING_UP,
+        AgentCode.PROMPT_TOO_LONG,
+        AgentCode.INVALID_CALL,
+        AgentCode.STEP_LIMIT,
+        AgentCode.INTERNAL_ERROR,
+    }
+)
+"""The codes said from the phrasebook (`errors.<code>`, in every language it has)."""
+
+
 @dataclass(frozen=True)
 class ErrorInfo:
     code: str
-    """Stable, machine-readable: `invalid_json`, `unauthenticated`, `busy`, `ha_error`, …"""
+    """Stable, machine-readable: `invalid_json`, `unauthenticated`, `busy`, `ha_timeout`, …
+    (the front door's `ErrorCode`, the agent's `AgentCode`, or a code of the part below that
+    refused)."""
     message: str
     """For people: says what was wrong and, where it helps, what to do."""
 

@@ -13,12 +13,10 @@ from datetime import datetime
 from typing import Any
 
 from botpsy_agent.agent.speech import Phrasebook
-from botpsy_agent.ha.executor import Execution
-from botpsy_agent.home.model import Entity, Home
-from botpsy_agent.home.resolve import ResolvedCall
+from botpsy_agent.ha import Execution
+from botpsy_agent.home import Entity, Home, ResolvedCall
 from botpsy_agent.policy import Confirm, Deny
-from botpsy_agent.words.recognizer import StateQuestion
-from botpsy_agent.words.spoken_time import say_clock, say_when
+from botpsy_agent.words import StateQuestion, say_clock, say_when
 from tool_schemas.assist import ClockQuestion
 from tool_schemas.base import Tool
 from tool_schemas.calendar import CALENDAR_TOOLS, CreateEvent

@@ -14,21 +14,21 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from botpsy_agent.agent.protocol import ActionReport, ErrorInfo, Path, Status, Timings
-from botpsy_agent.ha.executor import Execution
-from botpsy_agent.home.resolve import ResolvedCall
+from botpsy_agent.agent.protocol import (
+    ActionReport,
+    ErrorInfo,
+    Path,
+    Status,
+    Timings,
+)
+from botpsy_agent.ha import Execution
+from botpsy_agent.home import ResolvedCall
 from botpsy_agent.policy import Confirm, Deny
-from botpsy_agent.words.recognizer import StateQuestion
+from botpsy_agent.words import StateQuestion
+from tool_schemas.actions import describe
 from tool_schemas.assist import ClockQuestion
 from tool_schemas.base import Tool
 from tool_schemas.conversation import AskUser
-
-# The agent's own codes for what became of a step (plain constants in one place, so that an
-# enum of every error code can take them over).
-NOT_ASKED = "not_asked"
-OUTSIDE_GRAMMAR = "outside_grammar"
-BORROWED_VERB = "borrowed_verb"
-CONTENT_SPAN = "content_span"
 
 
 @dataclass(frozen=True)
@@ -172,6 +172,18 @@ class Step:
     prepared: bool = False
     """A read the app ran itself to prepare the model's step (agent/prepare.py): never
     said, since nobody asked for it."""
+
+
+def report_of(resolved: ResolvedCall, rule: str | None = None) -> ActionReport:
+    """The report of a resolved call: its tool, arguments, entities and the HA calls it
+    means; what became of it is filled in as it is decided and run."""
+    return ActionReport(
+        resolved.call.name,
+        resolved.call.model_dump(exclude_none=True, mode="json"),
+        entity_ids=list(resolved.entity_ids),
+        service_calls=[describe(a) for a in resolved.actions],
+        rule=rule,
+    )
 
 
 @dataclass

@@ -54,9 +54,15 @@ def run_audit(args: argparse.Namespace) -> int:
     import sys
 
     from botpsy_agent.app.config import data_dir_from
-    from botpsy_agent.audit.log import audit_path
-    from botpsy_agent.audit.printable import printable, printable_json
-    from botpsy_agent.audit.read import AuditFilter, AuditReader, format_record, parse_when
+    from botpsy_agent.audit import (
+        AuditFilter,
+        AuditReader,
+        audit_path,
+        format_record,
+        parse_when,
+        printable,
+        printable_json,
+    )
 
     path = args.file or audit_path(data_dir_from(os.environ))
     try:

@@ -27,7 +27,7 @@ import logging
 from pathlib import Path
 from typing import Final
 
-from botpsy_agent.ha.supervisor import SupervisorClient, SupervisorError
+from botpsy_agent.ha import SupervisorClient, SupervisorError
 
 _LOGGER = logging.getLogger(__name__)
 MOSQUITTO_APP: Final = "core_mosquitto"

@@ -23,9 +23,9 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from botpsy_agent.contract import INSTANCE_PATTERN
-from botpsy_agent.llm.server import key_safe_over
-from botpsy_agent.mqtt.settings import INSTANCE_RULE
-from botpsy_agent.weights.options import ModelChoice, ModelSettings, model_file_name
+from botpsy_agent.llm import key_safe_over
+from botpsy_agent.mqtt import INSTANCE_RULE
+from botpsy_agent.weights import ModelChoice, ModelSettings, model_file_name
 
 DEFAULT_OPTIONS_PATH: Final = Path("/data/options.json")
 DEFAULT_CONFIG_DIR: Final = Path("/config")

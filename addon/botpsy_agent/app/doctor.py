@@ -21,12 +21,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 from botpsy_agent.app.config import OptionsError, Settings, load_app_settings
 from botpsy_agent.app.cpu import cpu_problem
 from botpsy_agent.app.startup import ResolveError, resolve_broker
-from botpsy_agent.ha.client import HaEndpoint
-from botpsy_agent.ha.selfcheck import self_check
-from botpsy_agent.llm.model_info import ModelFileError, read_model_info
-from botpsy_agent.mqtt.settings import BrokerSettings
-from botpsy_agent.policy.loader import PolicyError, load_policy
-from botpsy_agent.weights.store import ModelPlan, plan_model
+from botpsy_agent.ha import HaEndpoint, self_check
+from botpsy_agent.llm import ModelFileError, read_model_info
+from botpsy_agent.mqtt import BrokerSettings
+from botpsy_agent.policy import PolicyError, load_policy
+from botpsy_agent.weights import ModelPlan, plan_model
 
 MB = 1024 * 1024
 WORKING_MEMORY_MB = 600  # prompt snapshots, HA and MQTT state, Python itself
@@ -213,7 +212,7 @@ def _disk(settings: Settings) -> Check:
     return Check("disk", True, f"{free:.0f} MB free in {folder}")
 
 
-async def doctor(options: Path, environ: Mapping[str, str] | None = None) -> int:
+async def run_doctor(options: Path, environ: Mapping[str, str] | None = None) -> int:
     checks = await diagnose(options, dict(os.environ if environ is None else environ))
     for check in checks:
         print(check.line())

@@ -28,7 +28,7 @@ RUN_DIR_ENV: Final = "BOTPSY_RUN_DIR"
 DEFAULT_RUN_DIR: Final = Path("/run/botpsy")
 HEALTH_FILE_NAME: Final = "health.json"
 BEAT_INTERVAL_S: Final = 15.0
-MAX_AGE_S: Final = 60.0
+HEALTH_MAX_AGE_S: Final = 60.0
 """A status file older than this means the service stopped updating it (hung or gone)."""
 
 
@@ -165,7 +165,7 @@ def check_health(
     path: Path,
     *,
     now: float | None = None,
-    max_age: float = MAX_AGE_S,
+    max_age: float = HEALTH_MAX_AGE_S,
     pid_alive: Callable[[int], bool] | None = None,
 ) -> Verdict:
     """Judge the status file at `path`: ready, fresh, and written by a running process."""

@@ -17,9 +17,8 @@ from typing import Any
 
 import aiohttp
 
-from botpsy_agent.ha.notifications import Notice, Notifications
-from botpsy_agent.weights.download import MB, DownloadError, DownloadProgress
-from botpsy_agent.weights.store import ModelPlan, ensure_model
+from botpsy_agent.ha import Notice, Notifications
+from botpsy_agent.weights import MB, DownloadError, DownloadProgress, ModelPlan, ensure_model
 
 _LOGGER = logging.getLogger(__name__)
 NOTICE_KEY = "model_download"

@@ -28,38 +28,50 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import aiohttp
 
 from botpsy_agent import __version__
-from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
-from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.agent import AgentSettings, BotPsyAgent, Phrasebook
+from botpsy_agent.agent.protocol import AgentCode
 from botpsy_agent.app.broker_acl import SHARE_DIR, BrokerAcl, find_broker_acl
 from botpsy_agent.app.health import HealthState, check_health
 from botpsy_agent.app.model_fetch import NO_DOWNLOAD_STATS, ModelFetch, ModelFetcher
-from botpsy_agent.audit.log import AuditLog, audit_path
-from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
-from botpsy_agent.ha.errors import HaError
-from botpsy_agent.ha.executor import Executor
-from botpsy_agent.ha.index import EntityIndex
-from botpsy_agent.ha.notifications import Notifications
-from botpsy_agent.ha.pairing_codes import HomeAssistantCodes
-from botpsy_agent.ha.registries import HaUser
-from botpsy_agent.ha.selfcheck import self_check
-from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient
-from botpsy_agent.link.channel import IntegrationChannel
-from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
-from botpsy_agent.llm.planner import LlmPlanner
-from botpsy_agent.llm.routing import PROBE_INTERVAL_S
-from botpsy_agent.llm.server import ServerSettings
-from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
-from botpsy_agent.llm.worker import ModelWorker, model_stats
-from botpsy_agent.mqtt.announce import AnnouncedModel
-from botpsy_agent.mqtt.service import MqttService
-from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import SecretFile
-from botpsy_agent.policy.default import DefaultPolicyUser, default_policy_yaml
-from botpsy_agent.policy.model import Principal
-from botpsy_agent.policy.store import POLL_INTERVAL_S, PolicyStore
-from botpsy_agent.web import IngressServer, IngressSettings, PageSources
-from botpsy_agent.web.sources import CheckResult
-from botpsy_agent.weights.download import DownloadError, DownloadProgress
+from botpsy_agent.audit import AuditLog, audit_path
+from botpsy_agent.ha import (
+    ConnectionState,
+    EntityIndex,
+    Executor,
+    HaClient,
+    HaEndpoint,
+    HaError,
+    HaUser,
+    HomeAssistantCodes,
+    Notifications,
+    SupervisorAccess,
+    SupervisorClient,
+    self_check,
+)
+from botpsy_agent.link import IntegrationChannel
+from botpsy_agent.llm import (
+    HANG_GRACE_S,
+    SERVER_PROBE_INTERVAL_S,
+    WATCHDOG_INTERVAL_S,
+    EngineError,
+    EngineSettings,
+    LlamaEngine,
+    LlmPlanner,
+    ModelWorker,
+    ServerSettings,
+    WorkerWatchdog,
+    model_stats,
+)
+from botpsy_agent.mqtt import AnnouncedModel, ApiSettings, BrokerSettings, MqttService, SecretFile
+from botpsy_agent.policy import (
+    POLICY_POLL_INTERVAL_S,
+    DefaultPolicyUser,
+    PolicyStore,
+    Principal,
+    default_policy_yaml,
+)
+from botpsy_agent.web import CheckResult, IngressServer, IngressSettings, PageSources
+from botpsy_agent.weights import DownloadError, DownloadProgress
 
 _LOGGER = logging.getLogger(__name__)
 HA_START_TIMEOUT_S = 30.0
@@ -90,7 +102,7 @@ class RuntimeConfig:
     fetches it (HA's model-state sensor shows the progress), then loads it."""
     model_server: ServerSettings | None = None
     """A `llama-server` preferred over the local model while it is healthy; None: none."""
-    model_server_probe_s: float = PROBE_INTERVAL_S
+    model_server_probe_s: float = SERVER_PROBE_INTERVAL_S
     """How often the model server's health is probed."""
     agent: AgentSettings = field(default_factory=AgentSettings)
     model_timeout_s: float = 60.0
@@ -101,10 +113,10 @@ class RuntimeConfig:
     translations: Path | None = None
     audit_message_bodies: bool = False
     """Keep request texts, answers and message bodies in the audit log (the option)."""
-    policy_poll_s: float = POLL_INTERVAL_S
-    model_watchdog_s: float = INTERVAL_S
+    policy_poll_s: float = POLICY_POLL_INTERVAL_S
+    model_watchdog_s: float = WATCHDOG_INTERVAL_S
     """How often the model worker is checked for a crash or a hang."""
-    model_hang_grace_s: float = GRACE_S
+    model_hang_grace_s: float = HANG_GRACE_S
     """How long a model job may ignore its cancellation before the worker is replaced."""
     supervisor: SupervisorAccess | None = None
     """Set under the Supervisor: the integration is offered through its discovery."""
@@ -477,7 +489,7 @@ class App:
         if self.agent is not None:
             self.agent.warm_recent(self.index.home, self.policies.policy, self.now())
 
-    async def _ha_unready(self) -> str | None:
+    async def _ha_unready(self) -> AgentCode | None:
         if not self.index.synced and self.client.connected:
             # Just (re)connected: the index is loading, which takes a moment; wait for it
             # rather than turn the request away.
@@ -485,7 +497,7 @@ class App:
                 await self.index.wait_synced(INDEX_LOAD_WAIT_S)
         if self.index.ready:
             return None
-        return "ha_starting" if self.index.ha_starting else "ha_unavailable"
+        return AgentCode.HA_STARTING if self.index.ha_starting else AgentCode.HA_UNAVAILABLE
 
     def _ha_state(self, state: ConnectionState) -> None:
         self.health.update(ha_connected=state is ConnectionState.CONNECTED)

@@ -43,16 +43,19 @@ from botpsy_agent.app.startup_notice import (
     start_notice,
 )
 from botpsy_agent.contract import INSTANCE_PATTERN
-from botpsy_agent.ha.client import HaEndpoint
-from botpsy_agent.ha.notifications import Notice, Notifications
-from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
-from botpsy_agent.llm.engine import EngineSettings
-from botpsy_agent.llm.server import ServerSettings
-from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
-from botpsy_agent.policy.loader import PolicyError
+from botpsy_agent.ha import (
+    HaEndpoint,
+    Notice,
+    Notifications,
+    SupervisorAccess,
+    SupervisorClient,
+    SupervisorError,
+)
+from botpsy_agent.llm import EngineSettings, ServerSettings
+from botpsy_agent.mqtt import ApiSettings, BrokerSettings, MqttVersion, TlsSettings
+from botpsy_agent.policy import PolicyError
 from botpsy_agent.web import IngressSettings
-from botpsy_agent.weights.download import DownloadError
-from botpsy_agent.weights.store import ensure_model, plan_model
+from botpsy_agent.weights import DownloadError, ensure_model, plan_model
 
 _LOGGER = logging.getLogger("botpsy_agent")
 DEFAULT_INSTANCE = str(DEFAULT_OPTIONS["instance"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 import errno
 
-from botpsy_agent.ha.notifications import Notice
+from botpsy_agent.ha import Notice
 
 STARTUP_NOTICE = "startup"
 FIX_OPTIONS = "Correct it on the app's Configuration tab, then start the app again."

@@ -8,6 +8,7 @@ fails when the copy differs. Hence: relative imports only, and nothing beyond th
 library (decision D67).
 """
 
+from . import spake2
 from .codes import (
     CONNECTION_TEST_USER,
     QUESTIONS,
@@ -90,4 +91,5 @@ __all__ = [
     "sign_app_message",
     "signature",
     "signature_matches",
+    "spake2",
 ]

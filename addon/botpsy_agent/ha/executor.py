@@ -38,12 +38,11 @@ import hashlib
 import json
 from typing import Any
 
-from botpsy_agent.agent.protocol import ErrorInfo
+from botpsy_agent.agent.protocol import AgentCode, ErrorInfo
 from botpsy_agent.ha.client import HaClient
 from botpsy_agent.ha.errors import HaError
 from botpsy_agent.ha.index import EntityIndex, StateChange
-from botpsy_agent.home.model import EntityState, Home
-from botpsy_agent.home.resolve import ResolvedCall
+from botpsy_agent.home import EntityState, Home, ResolvedCall
 from tool_schemas.actions import (
     AssistIntent,
     CalendarCommand,
@@ -220,7 +219,7 @@ class Executor:
                 return await self._call_service(action)
             case AssistIntent():
                 # HA's intent handlers run these for the voice device (the integration).
-                error = ErrorInfo("handed_to_assist", f"{action.intent} is Assist's to run")
+                error = ErrorInfo(AgentCode.HANDED_TO_ASSIST, f"{action.intent} is Assist's to run")
                 return ActionOutcome(action, ActionStatus.FAILED, error=error)
 
     async def _call_service(self, action: ServiceCall) -> ActionOutcome:

@@ -50,7 +50,7 @@ from botpsy_agent.ha.registries import (
     state_from_payload,
     users_from_payload,
 )
-from botpsy_agent.home.model import Area, Entity, EntityState, Floor, Home
+from botpsy_agent.home import Area, Entity, EntityState, Floor, Home
 
 _LOGGER = logging.getLogger(__name__)
 

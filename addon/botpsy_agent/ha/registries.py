@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import re
 from typing import Any
 
-from botpsy_agent.home.model import Area, Entity, EntityState, Floor, Home
+from botpsy_agent.home import Area, Entity, EntityState, Floor, Home
 
 ASSISTANT = "conversation"
 """Exposure to Assist is HA's `conversation` assistant setting."""

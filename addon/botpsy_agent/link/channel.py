@@ -37,7 +37,7 @@ import time
 from typing import Any, Protocol
 
 from botpsy_agent.contract import sign_app_message
-from botpsy_agent.ha.supervisor import SupervisorAccess
+from botpsy_agent.ha import SupervisorAccess
 from botpsy_agent.link.pairing import (
     SECRETS_FILE,
     Pairing,
@@ -47,13 +47,18 @@ from botpsy_agent.link.pairing import (
     offer_to_home_assistant,
 )
 from botpsy_agent.link.policy_sync import PolicyUpdates
-from botpsy_agent.mqtt.connection import MqttConnection, Received, Will
-from botpsy_agent.mqtt.ratelimit import RateLimiter
-from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
-from botpsy_agent.mqtt.signing import SecretFile
-from botpsy_agent.mqtt.topics import Topics
-from botpsy_agent.mqtt.wire import json_payload
-from botpsy_agent.policy.store import PolicyStore
+from botpsy_agent.mqtt import (
+    ApiSettings,
+    BrokerSettings,
+    MqttConnection,
+    RateLimiter,
+    Received,
+    SecretFile,
+    Topics,
+    Will,
+    json_payload,
+)
+from botpsy_agent.policy import PolicyStore
 
 _LOGGER = logging.getLogger(__name__)
 _SECURITY = logging.getLogger("botpsy_agent.security")

@@ -53,7 +53,7 @@ from typing import Any, Final
 import aiohttp
 
 from botpsy_agent.contract import fingerprint, signature, spake2
-from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient, SupervisorError
+from botpsy_agent.ha import SupervisorAccess, SupervisorClient, SupervisorError
 
 _LOGGER = logging.getLogger(__name__)
 

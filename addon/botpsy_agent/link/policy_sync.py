@@ -47,10 +47,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from botpsy_agent.contract import signature_matches
-from botpsy_agent.mqtt.signing import SecretProvider
-from botpsy_agent.policy.loader import PolicyError, parse_policy
-from botpsy_agent.policy.schema import DEFAULT_CONFIRM
-from botpsy_agent.policy.store import PolicyStore
+from botpsy_agent.mqtt import SecretProvider
+from botpsy_agent.policy import DEFAULT_CONFIRM, PolicyError, PolicyStore, parse_policy
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -1,3 +1,57 @@
-"""The model runtime: llama.cpp in-process, behind an interface the agent can keep when a
-stronger machine serves the same model over llama.cpp's own server later (DESIGN.md #9).
-Nothing about llama-cpp-python leaks past this package."""
+"""The model runtime: llama.cpp in-process or llama.cpp's own server, behind one `Engine`
+protocol (DESIGN.md #9). Nothing about llama-cpp-python leaks past this package.
+
+This face is the app's, and lazy (`botpsy_agent.lazy_face`), so that llama.cpp loads only
+where the app runs a model. The agent reads of the model only `llm/planning.py` (the offer,
+the plan request, the planner's turn, the `Planner` protocol, `PlanError`), from that
+module."""
+
+from typing import TYPE_CHECKING
+
+from botpsy_agent import lazy_face
+
+if TYPE_CHECKING:
+    from botpsy_agent.llm.engine import EngineError
+    from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
+    from botpsy_agent.llm.llama_server import ServerSettings, key_safe_over
+    from botpsy_agent.llm.llm_planner import LlmPlanner
+    from botpsy_agent.llm.model_info import ModelFileError, read_model_info
+    from botpsy_agent.llm.routing import SERVER_PROBE_INTERVAL_S
+    from botpsy_agent.llm.watchdog import HANG_GRACE_S, WATCHDOG_INTERVAL_S, WorkerWatchdog
+    from botpsy_agent.llm.worker import ModelWorker, model_stats
+__all__ = [
+    "HANG_GRACE_S",
+    "SERVER_PROBE_INTERVAL_S",
+    "WATCHDOG_INTERVAL_S",
+    "EngineError",
+    "EngineSettings",
+    "LlamaEngine",
+    "LlmPlanner",
+    "ModelFileError",
+    "ModelWorker",
+    "ServerSettings",
+    "WorkerWatchdog",
+    "key_safe_over",
+    "model_stats",
+    "read_model_info",
+]
+
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "EngineError": "engine",
+        "EngineSettings": "llama_cpp",
+        "LlamaEngine": "llama_cpp",
+        "ServerSettings": "llama_server",
+        "key_safe_over": "llama_server",
+        "LlmPlanner": "llm_planner",
+        "ModelFileError": "model_info",
+        "read_model_info": "model_info",
+        "SERVER_PROBE_INTERVAL_S": "routing",
+        "HANG_GRACE_S": "watchdog",
+        "WATCHDOG_INTERVAL_S": "watchdog",
+        "WorkerWatchdog": "watchdog",
+        "ModelWorker": "worker",
+        "model_stats": "worker",
+    },
+)

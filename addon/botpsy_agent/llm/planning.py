@@ -1,7 +1,7 @@
 """What the agent sees of the model, and all of it: the offer a prompt is built from, a plan
 request, the planner's turn (calls or text), and one error family.
 
-`agent/` imports nothing else from `llm/`. `LlmPlanner` (`planner.py`: llama.cpp through the
+`agent/` imports nothing else from `llm/`. `LlmPlanner` (`llm_planner.py`: llama.cpp through the
 worker, in-process or on a model server) is one `Planner`; tests of the loop use scripted
 ones that only choose calls. What a planner cannot do for a request it raises as
 `PlanError`, with a `PlanFailure` that says which answer the agent gives.

@@ -13,13 +13,13 @@ import logging
 import threading
 from typing import Literal
 
-from botpsy_agent.llm.backend import Engine
-from botpsy_agent.llm.engine import EngineError, LlamaEngine
+from botpsy_agent.llm.engine import Engine, EngineError
+from botpsy_agent.llm.llama_cpp import LlamaEngine
+from botpsy_agent.llm.llama_server import ServerClient, ServerEngine, ServerSettings, probe
 from botpsy_agent.llm.model_info import ModelFileError
-from botpsy_agent.llm.server import ServerClient, ServerEngine, ServerSettings, probe
 
 _LOGGER = logging.getLogger(__name__)
-PROBE_INTERVAL_S = 30.0
+SERVER_PROBE_INTERVAL_S = 30.0
 
 type EngineKind = Literal["server", "local"]
 
@@ -32,7 +32,7 @@ class EngineRouter:
         server: ServerSettings | None,
         local: LlamaEngine | None,
         *,
-        probe_interval_s: float = PROBE_INTERVAL_S,
+        probe_interval_s: float = SERVER_PROBE_INTERVAL_S,
     ) -> None:
         self.local = local
         self.probe_interval_s = probe_interval_s

@@ -20,8 +20,8 @@ import time
 from botpsy_agent.llm.worker import ModelWorker
 
 _LOGGER = logging.getLogger(__name__)
-INTERVAL_S = 1.0
-GRACE_S = 10.0
+WATCHDOG_INTERVAL_S = 1.0
+HANG_GRACE_S = 10.0
 
 
 class WorkerWatchdog:
@@ -32,8 +32,8 @@ class WorkerWatchdog:
         worker: Callable[[], ModelWorker | None],
         restart: Callable[[str], Awaitable[None]],
         *,
-        interval_s: float = INTERVAL_S,
-        grace_s: float = GRACE_S,
+        interval_s: float = WATCHDOG_INTERVAL_S,
+        grace_s: float = HANG_GRACE_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._worker = worker

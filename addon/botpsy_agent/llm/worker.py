@@ -36,10 +36,10 @@ import threading
 import time
 from typing import Any
 
-from botpsy_agent.llm.backend import Engine
-from botpsy_agent.llm.engine import BuildProgress, BuildYielded, Cancelled, LlamaEngine
-from botpsy_agent.llm.routing import PROBE_INTERVAL_S, EngineKind, EngineRouter
-from botpsy_agent.llm.server import ServerDown, ServerSettings
+from botpsy_agent.llm.engine import BuildProgress, Cancelled, Engine
+from botpsy_agent.llm.llama_cpp import BuildYielded, LlamaEngine
+from botpsy_agent.llm.llama_server import ServerDown, ServerSettings
+from botpsy_agent.llm.routing import SERVER_PROBE_INTERVAL_S, EngineKind, EngineRouter
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class ModelWorker:
         *,
         build_wait_s: float = BUILD_WAIT_S,
         server: ServerSettings | None = None,
-        probe_interval_s: float = PROBE_INTERVAL_S,
+        probe_interval_s: float = SERVER_PROBE_INTERVAL_S,
     ) -> None:
         """`engine_factory` loads the local model (None: none); `server` is the model
         server to prefer while it is healthy (None: none)."""

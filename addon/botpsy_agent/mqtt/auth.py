@@ -2,7 +2,9 @@
 
 * A request that names a `user_id` must be signed with a shared secret and be fresh; the
   user must exist in HA. Name and admin flag come from HA's user directory, never from the
-  request.
+  request. A signed request runs once: the replay rule (the window; the key of signer, id
+  and timestamp) is kept here alone, and the dispatcher asks it after its outcome cache,
+  which answers a retry from its first outcome.
 * A request with `origin: homeassistant` is Home Assistant itself (a voice satellite, an
   automation): signed like a user's, it acts as `Principal.mqtt("homeassistant")`, placed in
   the signed `area_id` (a satellite's area) for rules of its `own_area`. Without
@@ -20,9 +22,9 @@ import logging
 from typing import Protocol
 
 from botpsy_agent.contract import PRINCIPAL_PATTERN, ErrorCode, matching_secret
-from botpsy_agent.mqtt.signing import ReplayGuard, SecretProvider, redact
+from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey, SecretProvider, redact
 from botpsy_agent.mqtt.wire import HA_ORIGIN, Rejection, WireRequest
-from botpsy_agent.policy.model import Principal
+from botpsy_agent.policy import Principal
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -78,6 +80,27 @@ class Authenticator:
                 "update the BotPsy integration",
             )
         return Principal.mqtt(named)
+
+    def replayed(self, request: WireRequest) -> Rejection | None:
+        """The refusal of a signed request that was executed before inside the window (and
+        whose outcome is no longer kept), or None."""
+        key = _replay_key(request)
+        if key is None or not self._replay.seen(key):
+            return None
+        return self._reject(
+            request,
+            ErrorCode.REPLAYED,
+            "this signed request was already executed; sign a new request",
+        )
+
+    def remember(self, request: WireRequest) -> None:
+        """An admitted signed request: never run again inside the window."""
+        if (key := _replay_key(request)) is not None:
+            self._replay.remember(key)
+
+    def replays_full(self, request: WireRequest) -> bool:
+        """Whether `request` is signed and the replay memory full: it then waits (`busy`)."""
+        return _replay_key(request) is not None and self._replay.full()
 
     def signing_secret(self, request: WireRequest) -> str | None:
         """The shared secret that signed `request` (an accepted signed request), or None."""
@@ -140,3 +163,9 @@ class Authenticator:
     @staticmethod
     def _reject(request: WireRequest, code: ErrorCode, message: str) -> Rejection:
         return Rejection(code, message, request.id, request.reply_to)
+
+
+def _replay_key(request: WireRequest) -> ReplayKey | None:
+    if not request.signed or request.ts is None:
+        return None
+    return ReplayKey(request.user_id or f"origin:{request.origin}", request.id, request.ts)

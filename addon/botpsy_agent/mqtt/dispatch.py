@@ -22,19 +22,18 @@ import logging
 import time
 from typing import Any
 
-from botpsy_agent.agent.protocol import Agent, AgentRequest, AgentResponse, Status
-from botpsy_agent.audit.door import DoorAudit, NoAudit, Refusal
+from botpsy_agent.agent.protocol import Agent, AgentCode, AgentRequest, AgentResponse, Status
+from botpsy_agent.audit import DoorAudit, NoAudit, Refusal
 from botpsy_agent.contract import CONNECTION_TEST_USER, SECURITY_CODES, ErrorCode, seal_answer
 from botpsy_agent.mqtt.auth import Authenticator
 from botpsy_agent.mqtt.connection import Received
 from botpsy_agent.mqtt.outcomes import Conflict, OutcomeCache, fingerprint
 from botpsy_agent.mqtt.ratelimit import RateLimiter
 from botpsy_agent.mqtt.settings import ApiSettings
-from botpsy_agent.mqtt.signing import ReplayGuard, ReplayKey
 from botpsy_agent.mqtt.stats import DoorStats
 from botpsy_agent.mqtt.topics import Topics
 from botpsy_agent.mqtt.wire import Rejection, RequestParser, WireRequest, json_payload
-from botpsy_agent.policy.model import Principal
+from botpsy_agent.policy import Principal
 from tool_schemas.redact import redact
 
 _LOGGER = logging.getLogger(__name__)
@@ -51,7 +50,7 @@ UNKNOWN_LOG_INTERVAL_S = 60.0
 """Refusals of unknown principals are logged once a minute (all are audited)."""
 
 
-NOT_NOW = frozenset({"ha_starting", "ha_unavailable"})
+NOT_NOW = frozenset({AgentCode.HA_STARTING, AgentCode.HA_UNAVAILABLE})
 """Error codes of answers a retry of the same request must not be given again."""
 
 
@@ -101,7 +100,6 @@ class Dispatcher:
         agent: Agent,
         settings: ApiSettings,
         authenticator: Authenticator,
-        replay: ReplayGuard,
         *,
         events: EventSink = lambda event: None,
         audit: DoorAudit | None = None,
@@ -126,7 +124,6 @@ class Dispatcher:
         self._topics = Topics.of(settings)
         self._parser = RequestParser(settings)
         self._auth = authenticator
-        self._replay = replay
         self._outcomes = OutcomeCache(settings.outcome_cache_size)
         self._events = events
         self._audit: DoorAudit = audit or NoAudit()
@@ -242,25 +239,15 @@ class Dispatcher:
             return self._refuse(rejection, message, reply)
         if first is not None:
             return first
-        replay_key = None
-        if request.signed and request.ts is not None:
-            signer = request.user_id or f"origin:{request.origin}"
-            replay_key = ReplayKey(signer, request.id, request.ts)
-            if self._replay.seen(replay_key):
-                rejection = Rejection(
-                    ErrorCode.REPLAYED,
-                    "this signed request was already executed; sign a new request",
-                    request.id,
-                )
-                return self._refuse(rejection, message, reply, claimed=request.user_id)
-        if refused := self._no_room(routed, message, replay_key is not None):
+        if replayed := self._auth.replayed(request):
+            return self._refuse(replayed, message, reply, claimed=request.user_id)
+        if refused := self._no_room(routed, message):
             return refused
-        if replay_key is not None:
-            self._replay.remember(replay_key)
+        self._auth.remember(request)
         self._outcomes.begin(key, identity)
         return None
 
-    def _no_room(self, routed: _Routed, message: Received, signed: bool) -> Answer | None:
+    def _no_room(self, routed: _Routed, message: Received) -> Answer | None:
         """The refusal when there is no room for the request now (the queue, the
         principal's share of it, the rate limits); None when it may run. An answer to a
         pending question always may."""
@@ -268,7 +255,7 @@ class Dispatcher:
         if self._answers_question(routed.agent_request):
             _LOGGER.debug("Request %s answers a pending question: not limited", request.id)
             return None
-        if self.running >= self._settings.queue_capacity or (signed and self._replay.full()):
+        if self.running >= self._settings.queue_capacity or self._auth.replays_full(request):
             rejection = Rejection(
                 ErrorCode.BUSY,
                 f"{self.running} requests are in progress (the limit); try again shortly",

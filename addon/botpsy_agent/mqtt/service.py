@@ -15,7 +15,7 @@ import secrets as random
 from typing import Any
 
 from botpsy_agent.agent.protocol import Agent
-from botpsy_agent.audit.door import DoorAudit
+from botpsy_agent.audit import DoorAudit
 from botpsy_agent.contract import sign_app_message
 from botpsy_agent.mqtt.announce import (
     AnnouncedModel,
@@ -99,7 +99,6 @@ class MqttService:
             agent,
             self.api,
             authenticator,
-            replay,
             events=self._publish_event,
             audit=audit,
             message_bodies=message_bodies,

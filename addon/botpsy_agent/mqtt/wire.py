@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from botpsy_agent.audit.printable import quoted_names
+from botpsy_agent.audit import quoted_names
 from botpsy_agent.contract import ErrorCode
 from botpsy_agent.mqtt.settings import ApiSettings
 

@@ -13,21 +13,33 @@ from botpsy_agent.policy.decide import (
     scope,
     usable_filter,
 )
+from botpsy_agent.policy.default import DefaultPolicyUser, default_policy_yaml
+from botpsy_agent.policy.explain import Explained, explain_control, explain_read
 from botpsy_agent.policy.loader import PolicyError, load_policy, parse_policy
 from botpsy_agent.policy.model import Policy, Principal, PrincipalKind
+from botpsy_agent.policy.schema import DEFAULT_CONFIRM
+from botpsy_agent.policy.store import POLICY_POLL_INTERVAL_S, PolicyStore
 
 __all__ = [
+    "DEFAULT_CONFIRM",
+    "POLICY_POLL_INTERVAL_S",
     "Allow",
     "Confirm",
     "Decision",
+    "DefaultPolicyUser",
     "Deny",
     "DenyReason",
+    "Explained",
     "Policy",
     "PolicyError",
+    "PolicyStore",
     "Principal",
     "PrincipalKind",
     "Scope",
     "authorize",
+    "default_policy_yaml",
+    "explain_control",
+    "explain_read",
     "load_policy",
     "may_read",
     "parse_policy",

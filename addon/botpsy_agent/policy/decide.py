@@ -13,8 +13,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from botpsy_agent.home.model import Entity, Home
-from botpsy_agent.home.resolve import EntityFilter, ResolvedCall
+from botpsy_agent.home import Entity, EntityFilter, Home, ResolvedCall
 from botpsy_agent.policy.model import Effect, Policy, Principal, RuleSet
 from botpsy_agent.policy.schema import Bound, ConfirmClass
 from tool_schemas.actions import HaAction, ServiceCall

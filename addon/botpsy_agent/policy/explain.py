@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from botpsy_agent.home.model import Entity
+from botpsy_agent.home import Entity
 from botpsy_agent.policy.decide import BOUNDED_DOMAINS, _confirm_classes, _verdict
 from botpsy_agent.policy.model import Effect, Policy, Principal
 from tool_schemas.base import Access, Tool

@@ -9,7 +9,7 @@ from enum import StrEnum
 from fnmatch import translate
 import re
 
-from botpsy_agent.home.model import Entity
+from botpsy_agent.home import Entity
 from botpsy_agent.policy.schema import Bound, ConfirmClass, RuleSpec, TimeWindow
 
 

@@ -17,7 +17,7 @@ from botpsy_agent.policy.loader import PolicyError, load_policy
 from botpsy_agent.policy.model import Policy
 
 _LOGGER = logging.getLogger(__name__)
-POLL_INTERVAL_S = 2.0
+POLICY_POLL_INTERVAL_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class PolicyStore:
     def changed_on_disk(self) -> bool:
         return FileStamp.of(self.path) != self._stamp
 
-    async def watch(self, interval_s: float = POLL_INTERVAL_S) -> None:
+    async def watch(self, interval_s: float = POLICY_POLL_INTERVAL_S) -> None:
         """Reload whenever the file changes; runs until cancelled."""
         while True:
             await asyncio.sleep(interval_s)

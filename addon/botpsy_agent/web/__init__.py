@@ -3,6 +3,6 @@ audit log and who may do what (`server`), for HA admins only (`access`), from wh
 running app gives it (`sources`)."""
 
 from botpsy_agent.web.server import IngressServer, IngressSettings
-from botpsy_agent.web.sources import PageSources
+from botpsy_agent.web.sources import CheckResult, PageSources
 
-__all__ = ["IngressServer", "IngressSettings", "PageSources"]
+__all__ = ["CheckResult", "IngressServer", "IngressSettings", "PageSources"]

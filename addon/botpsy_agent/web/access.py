@@ -30,7 +30,7 @@ import re
 import secrets
 from typing import Final
 
-from botpsy_agent.ha.registries import HaUser
+from botpsy_agent.ha import HaUser
 
 SUPERVISOR_INGRESS_PEER: Final = "172.30.32.2"
 """The Supervisor's address on its network: the only one ingress requests come from."""

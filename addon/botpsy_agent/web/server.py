@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 from aiohttp import web
 import jinja2
 
-from botpsy_agent.ha.registries import HaUser
+from botpsy_agent.ha import HaUser
 from botpsy_agent.web import views
 from botpsy_agent.web.access import (
     SUPERVISOR_INGRESS_PEER,

@@ -10,10 +10,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from botpsy_agent.ha.registries import HaUser
-from botpsy_agent.home.model import Home
-from botpsy_agent.link.channel import IntegrationChannel
-from botpsy_agent.policy.model import Policy
+from botpsy_agent.ha import HaUser
+from botpsy_agent.home import Home
+from botpsy_agent.link import IntegrationChannel
+from botpsy_agent.policy import Policy
 
 
 class CheckResult(Protocol):

@@ -17,12 +17,15 @@ import math
 from typing import Any
 from urllib.parse import urlencode
 
-from botpsy_agent.audit.read import AuditFilter, AuditReader, parse_when
-from botpsy_agent.home.model import Entity, Home
-from botpsy_agent.link.channel import IntegrationChannel
-from botpsy_agent.link.pairing import MAX_PAIRED_SECRETS, MAX_SESSIONS_PER_WINDOW, SUPERVISOR_LABEL
-from botpsy_agent.policy.explain import Explained, explain_control, explain_read
-from botpsy_agent.policy.model import Policy, Principal
+from botpsy_agent.audit import AuditFilter, AuditReader, parse_when
+from botpsy_agent.home import Entity, Home
+from botpsy_agent.link import (
+    MAX_PAIRED_SECRETS,
+    MAX_SESSIONS_PER_WINDOW,
+    SUPERVISOR_LABEL,
+    IntegrationChannel,
+)
+from botpsy_agent.policy import Explained, Policy, Principal, explain_control, explain_read
 from botpsy_agent.web.sources import PageSources
 
 AUDIT_PAGE_SIZE = 50

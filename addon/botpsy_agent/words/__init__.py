@@ -2,3 +2,48 @@
 strict fuzzy fallback) turning common commands into typed calls, grounding (was an action
 asked for?) and its vocabulary, negation, spoken times in en/ko/id, and the checks on a
 model-proposed call. Pure: imports only `home`, no I/O beyond reading its sentence files."""
+
+from botpsy_agent.words import grounding
+from botpsy_agent.words.checks import CallProblem, Quantity, check_call, corrected_call
+from botpsy_agent.words.content import message_body, with_request_content
+from botpsy_agent.words.grounding import PREPARED_BY, Request
+from botpsy_agent.words.grounding_words import KINDS, REFERRING
+from botpsy_agent.words.recognizer import FastPath, StateQuestion
+from botpsy_agent.words.spoken_time import find_spoken_times, say_clock, say_when
+from botpsy_agent.words.values import (
+    DEFAULT_STEP,
+    LEVEL_FIELDS,
+    SETTING_WORDS,
+    STEP_QUANTITY,
+    SaidValues,
+    said_values,
+    says_setting,
+    says_value,
+)
+
+__all__ = [
+    "DEFAULT_STEP",
+    "KINDS",
+    "LEVEL_FIELDS",
+    "PREPARED_BY",
+    "REFERRING",
+    "SETTING_WORDS",
+    "STEP_QUANTITY",
+    "CallProblem",
+    "FastPath",
+    "Quantity",
+    "Request",
+    "SaidValues",
+    "StateQuestion",
+    "check_call",
+    "corrected_call",
+    "find_spoken_times",
+    "grounding",
+    "message_body",
+    "said_values",
+    "say_clock",
+    "say_when",
+    "says_setting",
+    "says_value",
+    "with_request_content",
+]

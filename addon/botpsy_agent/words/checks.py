@@ -29,8 +29,7 @@ from enum import StrEnum
 import re
 from typing import Any
 
-from botpsy_agent.home.model import Entity, EntityState, Home
-from botpsy_agent.home.resolve import ResolutionError, resolve_targets
+from botpsy_agent.home import Entity, EntityState, Home, ResolutionError, resolve_targets
 from botpsy_agent.words.phrasing import join_particles
 from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times, say_when
 from tool_schemas.base import MappingContext, Tool

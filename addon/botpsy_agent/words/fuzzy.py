@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from difflib import SequenceMatcher
 import re
 
-from botpsy_agent.home.model import Home
+from botpsy_agent.home import Home
 
 NAME_SIMILARITY = 0.84
 MIN_NAME_CHARS = 4

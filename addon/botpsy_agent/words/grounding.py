@@ -34,8 +34,7 @@ from enum import StrEnum
 from functools import cached_property, lru_cache
 import re
 
-from botpsy_agent.home.model import Area, Entity, Floor, Home
-from botpsy_agent.home.resolve import ResolvedCall
+from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
 from botpsy_agent.words import negation
 from botpsy_agent.words.grounding_words import (
     DOMAINS,

@@ -20,7 +20,7 @@ from hassil import Intents, RecognizeResult, SlotList, TextSlotList, recognize_b
 from home_assistant_intents import get_intents
 import yaml
 
-from botpsy_agent.home.model import Home
+from botpsy_agent.home import Home
 from botpsy_agent.words import fuzzy
 from botpsy_agent.words.assist import ASSIST_INTENTS, FREE_TEXT, assist_call, respond_text
 from tool_schemas.base import Tool

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from botpsy_agent.agent.offer import build_offer
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
-from botpsy_agent.llm.planner import LlmPlanner
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llm_planner import LlmPlanner
 from botpsy_agent.llm.planning import PlanRequest
 from botpsy_agent.llm.worker import ModelWorker
 from botpsy_agent.policy import scope

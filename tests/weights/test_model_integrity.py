@@ -26,7 +26,7 @@ import pytest
 from botpsy_agent.app.config import DEFAULT_OPTIONS, OptionsError, parse_options
 from botpsy_agent.weights import DownloadError, download_file, ensure_model, plan_model
 from devkit.model_host import ModelHostStandIn
-from tests.app.model_host import NAME
+from tests.weights.model_host import NAME
 
 
 def options(**changes: Any) -> dict[str, Any]:

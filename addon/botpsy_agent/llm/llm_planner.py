@@ -13,9 +13,8 @@ import threading
 import time
 from typing import Any
 
-from botpsy_agent.llm.backend import Engine
 from botpsy_agent.llm.conformance import outside_grammar
-from botpsy_agent.llm.engine import Completion, PromptTooLong
+from botpsy_agent.llm.engine import Completion, Engine, PromptTooLong
 from botpsy_agent.llm.grammar import MAX_CALLS_PER_TURN, Grammar, Mode, build_grammar
 from botpsy_agent.llm.parse import RawCall, parse_output
 from botpsy_agent.llm.planning import (

@@ -16,12 +16,12 @@ import ssl
 import pytest
 
 from botpsy_agent.agent.offer import build_offer
-from botpsy_agent.llm.engine import EngineSettings, LlamaEngine
 from botpsy_agent.llm.grammar import Mode, build_grammar
-from botpsy_agent.llm.planner import LlmPlanner
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
+from botpsy_agent.llm.llama_server import ServerEngine, ServerSettings
+from botpsy_agent.llm.llm_planner import LlmPlanner
 from botpsy_agent.llm.planning import Offer, PlanError, PlanFailure, PlanRequest
 from botpsy_agent.llm.prompt import build_prefix, prefix_tokens, render_prompt
-from botpsy_agent.llm.server import ServerEngine, ServerSettings
 from botpsy_agent.llm.worker import ModelServerDown, ModelWorker, model_stats
 from botpsy_agent.policy import scope
 from devkit.homes import family_home

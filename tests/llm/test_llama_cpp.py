@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
+from botpsy_agent.llm.engine import EngineError
+from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
 from botpsy_agent.llm.model_info import ModelFileError, ToolFormat, read_model_info
 from botpsy_agent.llm.prompt import build_prefix, render_prompt
 from devkit.tiny_gguf import TINY_QWEN35, write_model

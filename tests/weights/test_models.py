@@ -31,7 +31,7 @@ from botpsy_agent.weights import (
 )
 from botpsy_agent.weights.options import ModelChoice, ModelSettings
 from devkit.model_host import ModelHostStandIn, ServedRequest
-from tests.app.model_host import NAME
+from tests.weights.model_host import NAME
 
 
 def model_settings(**changes: Any) -> ModelSettings:
