@@ -402,3 +402,23 @@ async def test_a_failure_inside_the_agent_is_the_front_doors_internal_error(
         assert response.error is not None and response.error.code == "internal_error"
         assert response.speech == response.error.message
         assert response.speech and "internal_error" not in response.speech
+
+
+async def test_a_message_the_request_says_gets_a_step_of_its_own(ha_bridge: HaBridge) -> None:
+    """ "switch on the fairy lights and tell Daniel dinner is ready": the 0.5B did the first
+    and stopped. A message the request says that no step sent earns another step."""
+    recipient = ha_bridge.home.phones["Daniel's phone"]
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [call("turn_on", entity_id=["switch.decorative_lights"])]
+        return [call("send_message", recipient=recipient.recipient, message="dinner is ready")]
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    response = await agent.handle(
+        ask("switch on the fairy lights and tell Daniel dinner is ready", admin(ha_bridge))
+    )
+    assert [a.tool for a in response.actions] == ["turn_on", "send_message"], response
+    assert len(planner.requests) == 2
+    assert [m.get("message") for m in recipient.received] == ["dinner is ready"]

@@ -11,6 +11,7 @@ from botpsy_agent.agent.narrowing import (
     narrowed_schemas,
     with_listed_uids,
     without_reads_run,
+    without_targets_done,
 )
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.llm.model_info import ToolFormat
@@ -367,3 +368,54 @@ def test_a_notification_to_everyone_is_not_left_out_for_a_named_phone() -> None:
     # It names no entity: a named recipient of send_message does not make it pointless.
     tools = _narrowed("send a notification to everyone and tell Anna dinner is ready")
     assert {"send_message", "create_notification"} <= set(tools)
+
+
+def _narrowed_after(text: str, last: dict[str, dict[str, Any]], **words: Any) -> dict[str, Any]:
+    schemas = narrowed_schemas(_offer(), grounding.Request(text, "en", **words), HOME, NOON, last)
+    assert schemas is not None
+    return {s["name"]: s for s in schemas}
+
+
+def test_the_same_message_to_someone_else_is_the_message_sent_before() -> None:
+    last = {"send_message": {"recipient": "notify.mobile_app_anna", "message": "Dinner is ready"}}
+    tools = _narrowed_after(
+        "and send Sam the same", last, referent_tools=frozenset({"send_message"})
+    )
+    message = _properties(tools["send_message"])["message"]
+    assert message["enum"] == ["Dinner is ready"] and "x-words" not in message
+    # New words of its own: those, not the old message.
+    tools = _narrowed_after(
+        "tell Anna that dinner is cold too", last, referent_tools=frozenset({"send_message"})
+    )
+    assert "enum" not in _properties(tools["send_message"])["message"]
+
+
+def test_a_choice_said_wins_over_what_ran_last() -> None:
+    last = {"control_media": {"entity_id": ["media_player.living_room"], "action": "play"}}
+    tools = _narrowed_after(
+        "pause it",
+        last,
+        referents=frozenset({"media_player.living_room"}),
+        referent_tools=frozenset({"control_media"}),
+    )
+    assert _properties(tools["control_media"])["action"]["enum"] == ["pause"]
+
+
+def test_read_me_asks_to_know() -> None:
+    tools = _narrowed("read me the shopping list")
+    assert "list_todo_items" in tools and "add_todo_item" not in tools
+
+
+def test_a_later_step_is_not_offered_the_targets_already_done() -> None:
+    schemas = tuple(
+        _narrowed("close the living room blinds and then switch on the reading lamp").values()
+    )
+    later = {
+        s["name"]: s
+        for s in without_targets_done(
+            schemas, {"control_cover": frozenset({"cover.living_room_blinds"})}
+        )
+    }
+    assert "turn_on" in later
+    cover = later.get("control_cover")
+    assert cover is None or "cover.living_room_blinds" not in _enum(cover, "entity_id")

@@ -19,6 +19,7 @@ from botpsy_agent.words.content import (
     event_title,
     list_item,
     message_body,
+    separate_items,
     with_request_content,
 )
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
@@ -173,3 +174,16 @@ async def test_the_event_is_titled_with_what_happens(
     )
     summaries = [e["summary"] for e in listed["calendar.family"]["events"]]  # type: ignore[index]
     assert summaries == ["Call the dentist"], summaries
+
+
+def test_items_said_together_come_apart() -> None:
+    said = "we need eggs and flour, can you note that on the shopping list"
+    assert separate_items("eggs and flour", said) == ["eggs", "flour"]
+    assert separate_items("milk, eggs and bread", "add milk, eggs and bread") == [
+        "milk",
+        "eggs",
+        "bread",
+    ]
+    # Only words the request said: the model's own joining is not split into new items.
+    assert separate_items("eggs and milk", "add eggs to the list") == ["eggs and milk"]
+    assert separate_items("oat milk", "add oat milk to the list") == ["oat milk"]

@@ -27,11 +27,13 @@ from botpsy_agent.agent.conversation import (
     Conversation,
     ConversationStore,
 )
+from botpsy_agent.agent.narrow_moves import recipient_names
 from botpsy_agent.agent.narrowing import (
     listed_uids,
     narrowed_schemas,
     with_listed_uids,
     without_reads_run,
+    without_targets_done,
 )
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.agent.pending import PendingAnswers
@@ -72,7 +74,7 @@ from botpsy_agent.policy import (
     Principal,
     scope,
 )
-from botpsy_agent.words import FastPath, grounding, said_values
+from botpsy_agent.words import FastPath, grounding, message_body, said_values, separate_items
 from tool_schemas.base import Access, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 
@@ -232,9 +234,14 @@ class BotPsyAgent:
                         step_number,
                         calls_only=step_number == 0,
                         schemas=_or_none(
-                            without_reads_run(
-                                for_events(with_listed_uids(schemas, uids), named, words, values),
-                                ran,
+                            without_targets_done(
+                                without_reads_run(
+                                    for_events(
+                                        with_listed_uids(schemas, uids), named, words, values
+                                    ),
+                                    ran,
+                                ),
+                                _targets_done(turn.steps),
                             ),
                             offer.schemas,
                         ),
@@ -318,13 +325,27 @@ class BotPsyAgent:
             for step in job.turn.steps
             if step.report.tool == "add_todo_item"
         ]
-        return bool(grounding.named_beyond(words, job.home, touched)) or (
-            bool(added) and grounding.items_beyond(words, added)
+        return (
+            bool(grounding.named_beyond(words, job.home, touched))
+            or (bool(added) and grounding.items_beyond(words, added))
+            or self._message_left(job)
         )
+
+    @staticmethod
+    def _message_left(job: Job) -> bool:
+        """Does the request say a message to someone that no step has sent? "start the
+        coffee machine and tell Anna coffee is on its way": the 0.5B did the first only."""
+        sent = any(s.report.tool == "send_message" for s in job.turn.steps)
+        offer = job.offer
+        if offer is None or "send_message" not in offer.tool_names or sent:
+            return False
+        names = recipient_names(job.home, offer.entity_ids)
+        return message_body(job.request.text, names) is not None
 
     async def _run_calls(self, calls: tuple[RawCall, ...], job: Job) -> list[Step]:
         steps = []
         words = job.words()
+        calls = _items_apart(calls, job.request.text)
         contradicting = _contradicting(calls)
         for number, raw in enumerate(calls):
             call = _typed(raw, contradicts=number in contradicting)
@@ -496,6 +517,30 @@ def _or_none(
 ) -> tuple[dict[str, Any], ...] | None:
     """None for the offer's own schemas: the planner keeps their grammar ready."""
     return None if schemas == whole else schemas
+
+
+def _items_apart(calls: tuple[RawCall, ...], text: str) -> tuple[RawCall, ...]:
+    """Each list item the request said as its own call: "eggs and flour" is two items."""
+    out: list[RawCall] = []
+    for raw in calls:
+        item = raw.arguments.get("item")
+        if raw.name != "add_todo_item" or not isinstance(item, str):
+            out.append(raw)
+            continue
+        out += [
+            RawCall(raw.name, {**raw.arguments, "item": part})
+            for part in separate_items(item, text)
+        ]
+    return tuple(out)
+
+
+def _targets_done(steps: list[Step]) -> dict[str, frozenset[str]]:
+    """Per action tool, the entities this turn's steps already acted on with it."""
+    done: dict[str, set[str]] = {}
+    for step in steps:
+        if step.status is Status.DONE and not step.is_read and step.targets:
+            done.setdefault(step.report.tool, set()).update(step.targets)
+    return {tool: frozenset(targets) for tool, targets in done.items()}
 
 
 def _offers_action(schemas: tuple[dict[str, Any], ...]) -> bool:

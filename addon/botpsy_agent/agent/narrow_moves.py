@@ -9,6 +9,7 @@ The reason for "nothing fits" is never spoken, so it is one fixed phrase.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 import copy
 from dataclasses import dataclass
 from datetime import datetime
@@ -81,6 +82,17 @@ VALUE_TOOLS = frozenset(
 )
 
 
+def recipient_names(home: Home, entity_ids: Iterable[str]) -> tuple[str, ...]:
+    """The names (and aliases) of the message recipients among `entity_ids`."""
+    entities = home.entities
+    return tuple(
+        name
+        for e in entity_ids
+        if e.startswith("notify.") and e in entities
+        for name in (entities[e].name, *entities[e].aliases)
+    )
+
+
 def _says_already(missing: str, asked: Asked) -> bool:
     words, named = asked.words, asked.named
     match missing:
@@ -94,14 +106,7 @@ def _says_already(missing: str, asked: Asked) -> bool:
         case "list":
             return any(e.startswith("todo.") for e in named)
         case "content":
-            entities = asked.home.entities
-            names = tuple(
-                name
-                for e in named
-                if e.startswith("notify.") and e in entities
-                for name in (entities[e].name, *entities[e].aliases)
-            )
-            return message_body(words.text, names) is not None
+            return message_body(words.text, recipient_names(asked.home, named)) is not None
         case "value":
             values = asked.values
             return bool(

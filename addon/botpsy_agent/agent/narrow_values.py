@@ -17,6 +17,7 @@ import copy
 from typing import Any
 
 from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, GROUP_FIELDS, properties, required
+from botpsy_agent.llm.planning import WORDS_KEY
 from botpsy_agent.words import (
     DEFAULT_STEP,
     LEVEL_FIELDS,
@@ -46,9 +47,11 @@ def values_only(
             allowed[key] = None
         elif key in needed:
             # A choice the words make among its values ("close" of open/close/stop) is
-            # the only one; words that say none leave all to the model.
+            # the only one; words that say none repeat what ran last when they point back
+            # ("send Sam the same"), or leave all to the model.
             said = [v for v in spec.get("enum", ()) if says_value(words, str(v))]
-            allowed[key] = said or None
+            again = [repeated[key]] if key in repeated and key != "recipient" else None
+            allowed[key] = said or again
         elif (options := said_options(key, spec, words, values)) != [] or key in repeated:
             if options is not None and key in repeated and repeated[key] not in options:
                 options = [*options, repeated[key]]  # "the same": what ran last time
@@ -63,7 +66,9 @@ def values_only(
         if key not in allowed:
             del properties(schema)[key]
         elif (options := allowed[key]) is not None:
-            properties(schema)[key] = {**properties(schema)[key], "enum": options}
+            spec = {**properties(schema)[key], "enum": options}
+            spec.pop(WORDS_KEY, None)  # the values are given: no words to make them of
+            properties(schema)[key] = spec
     if shapes is not None:
         schema["x-shapes"] = shapes
     return schema

@@ -39,12 +39,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botpsy_agent.agent.narrow_moves import Asked, asking_only, without_reason
+from botpsy_agent.agent.narrow_moves import Asked, asking_only, recipient_names, without_reason
 from botpsy_agent.agent.narrow_values import values_only
 from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, enum_of, properties
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
-from botpsy_agent.words import KINDS, REFERRING, SaidValues, grounding, said_values
+from botpsy_agent.words import KINDS, REFERRING, SaidValues, grounding, message_body, said_values
 from tool_schemas.base import Access
 
 CONTENT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -80,7 +80,13 @@ def narrowed_schemas(
     named = grounding.named_entities(words, home)
     values = said_values(words, now)
     chosen = _actions(
-        offer, words=words, named=named, values=values, kinds=kinds, last_settings=last_settings
+        offer,
+        words=words,
+        home=home,
+        named=named,
+        values=values,
+        kinds=kinds,
+        last_settings=last_settings,
     )
     left_out = set(_reads_left_out(words)) | _less_fitting(chosen)
     offered = frozenset(chosen) - left_out
@@ -117,6 +123,7 @@ def _actions(
     offer: Offer,
     *,
     words: grounding.Request,
+    home: Home,
     named: frozenset[str],
     values: SaidValues,
     kinds: frozenset[str] | None,
@@ -128,6 +135,7 @@ def _actions(
     if words.is_question:
         return {}
     said = request_words(words.text)
+    names = recipient_names(home, home.by_domain.get("notify", ()))
     chosen: dict[str, _Action] = {}
     for schema in offer.schemas:
         name = schema["name"]
@@ -135,7 +143,7 @@ def _actions(
             kinds is not None and name not in kinds
         ):
             continue
-        repeated = _repeated(name, words, last_settings)
+        repeated = _repeated(name, words, last_settings, names)
         narrowed = values_only(
             _said_only(_named_only(schema, named), said), words, values, repeated
         )
@@ -165,13 +173,17 @@ def _repeated(
     tool: str,
     words: grounding.Request,
     last_settings: Mapping[str, Mapping[str, Any]] | None,
+    names: tuple[str, ...],
 ) -> Mapping[str, Any]:
     """The settings a request pointing back repeats: this tool's last arguments."""
     if not last_settings or tool not in last_settings:
         return {}
     if not words.says_any(REFERRING.get(words.word_language, ())):
         return {}
-    return last_settings[tool]
+    last = dict(last_settings[tool])
+    if tool == "send_message" and message_body(words.text, names) is not None:
+        last.pop("message", None)  # "tell Sam hello too": the new words, not the old ones
+    return last
 
 
 def _bounded(schema: dict[str, Any]) -> dict[str, Any]:
@@ -282,6 +294,30 @@ def without_reads_run(
     if not ran or not any(s.get("access") == Access.CONTROL.value for s in schemas):
         return schemas
     return tuple(s for s in schemas if s["name"] not in ran)
+
+
+def without_targets_done(
+    schemas: tuple[dict[str, Any], ...], done: Mapping[str, frozenset[str]]
+) -> tuple[dict[str, Any], ...]:
+    """A later step's actions without the targets this turn already acted on with them
+    (tool -> entity ids); an action with none left is not offered. "close the blinds and
+    then switch on the reading lamp": the real 0.5B closed the blinds again and again."""
+    if not done:
+        return schemas
+    out = []
+    for schema in schemas:
+        acted = done.get(schema["name"])
+        spec = properties(schema).get("entity_id")
+        enum = enum_of(spec)
+        if not acted or enum is None:
+            out.append(schema)
+            continue
+        left = [e for e in enum if e not in acted]
+        if left:
+            limited = copy.deepcopy(schema)
+            properties(limited)["entity_id"]["items"]["enum"] = left
+            out.append(_bounded(limited))
+    return tuple(out)
 
 
 def listed_uids(feedback: Any) -> frozenset[str]:

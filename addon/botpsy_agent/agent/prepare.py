@@ -122,11 +122,16 @@ def for_events(
     values: SaidValues,
 ) -> tuple[dict[str, Any], ...]:
     """The step's changes to events, limited to `events` (those the request names); for
-    one event, an update keeps its title and length and may move it by what was said."""
+    one event, an update keeps its title and length and may move it by what was said.
+    With the event found and its change on offer, "no tool fits" is not: the real 0.5B
+    said it for "move the dentist to 5 pm" with the dentist listed before it."""
     if not events:
         return schemas
+    offers_change = any(s["name"] in UID_TOOLS for s in schemas)
     out = []
     for schema in schemas:
+        if schema["name"] == "no_tool_fits" and offers_change:
+            continue  # the change asked for, of the event named, is on offer: it fits
         if schema["name"] not in UID_TOOLS or "uid" not in properties(schema):
             out.append(schema)
             continue

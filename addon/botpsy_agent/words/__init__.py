@@ -5,7 +5,7 @@ model-proposed call. Pure: imports only `home`, no I/O beyond reading its senten
 
 from botpsy_agent.words import grounding
 from botpsy_agent.words.checks import CallProblem, Quantity, check_call, corrected_call
-from botpsy_agent.words.content import message_body, with_request_content
+from botpsy_agent.words.content import message_body, separate_items, with_request_content
 from botpsy_agent.words.grounding import PREPARED_BY, Request
 from botpsy_agent.words.grounding_words import KINDS, REFERRING
 from botpsy_agent.words.recognizer import FastPath, StateQuestion
@@ -45,5 +45,6 @@ __all__ = [
     "say_when",
     "says_setting",
     "says_value",
+    "separate_items",
     "with_request_content",
 ]

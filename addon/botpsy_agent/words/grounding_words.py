@@ -409,6 +409,7 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
         "did",
         "has",
         "have",
+        "read",  # "read me the shopping list" asks to know (dev: inject-list-item-coffee)
     ),
     "id": ("apakah", "apa", "berapa", "kapan", "siapa", "mana", "bagaimana"),
     "ko": (),
