@@ -18,6 +18,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from botpsy_agent.contract import sign
+from botpsy_agent.mqtt.connection import send_at_once
 
 WARM_UP_RETRY_S = 5.0
 """How often a request answered `warming_up` is asked again."""
@@ -37,6 +38,7 @@ class AgentClient:
             CallbackAPIVersion.VERSION2, client_id=f"demo-cli-{uuid.uuid4().hex[:6]}"
         )
         self._client.on_message = self._on_message
+        self._client.on_socket_open = send_at_once  # no ~40 ms wait for Nagle's algorithm
         self._client.on_subscribe = lambda *args: self._subscribed.set()
         self._host, self._port = host, port
 
@@ -77,6 +79,7 @@ class AgentClient:
         conversation_id: str | None = None,
         dry_run: bool = False,
         timeout_s: float = 300.0,
+        language: str = "en",
     ) -> dict[str, Any]:
         assert self._loop is not None
         request_id = f"demo-{next(self._ids)}-{uuid.uuid4().hex[:6]}"
@@ -85,7 +88,7 @@ class AgentClient:
             "text": text,
             "user_id": user_id,
             "reply_to": self._reply_to,
-            "language": "en",
+            "language": language,
         }
         if conversation_id:
             document["conversation_id"] = conversation_id
