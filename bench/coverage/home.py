@@ -128,7 +128,7 @@ ROOMS: Mapping[str, Room] = {
     "hall": Room(
         "ground_floor",
         ("Hall", "Entrance", "현관", "입구", "Lorong", "Serambi"),
-        ("ceiling=light.hall", "wall", "spots", "door_contact", "motion", "smoke"),
+        ("ceiling=light.hall", "wall", "spots", "socket", "door_contact", "motion", "smoke"),
     ),
     "garage": Room(
         "ground_floor",
@@ -157,6 +157,7 @@ ROOMS: Mapping[str, Room] = {
             "mirror",
             "spots",
             "towel",
+            "socket",
             "extractor",
             "window",
             "humidity",
@@ -244,7 +245,7 @@ ROOMS: Mapping[str, Room] = {
     "landing": Room(
         "upstairs",
         ("Landing", "Gallery", "복도", "통로", "Selasar", "Koridor"),
-        ("ceiling", "wall", "spots", "window", "motion", "smoke", "temperature"),
+        ("ceiling", "wall", "spots", "socket", "window", "motion", "smoke", "temperature"),
     ),
     "laundry_room": Room(
         "basement",
@@ -282,7 +283,7 @@ ROOMS: Mapping[str, Room] = {
     "cellar": Room(
         "basement",
         ("Cellar", "Storage room", "창고", "저장실", "Gudang", "Ruang penyimpanan"),
-        ("ceiling", "spots", "dehumidifier", "leak", "humidity", "temperature", "gas"),
+        ("ceiling", "spots", "socket", "dehumidifier", "leak", "humidity", "temperature", "gas"),
     ),
     "cinema": Room(
         "basement",
