@@ -117,9 +117,12 @@ class Timed:
     ha_ms: float
     """HA's agent over HA's WebSocket API, request to answer, as the client saw it."""
     ours_first: bool
+    at: float = 0.0
+    """When it was sent to the app (monotonic, as the app's GC record)."""
 
     def record(self) -> dict[str, Any]:
         return {
+            "at": round(self.at, 3),
             "text": self.text,
             "family": self.family,
             "ours_ms": round(self.ours_ms, 2),
@@ -236,6 +239,7 @@ async def run_pass(
         # Both agents act on the same home: the one that goes second may find the change
         # made, so each goes first every other sentence.
         ours_first = number % 2 == 0
+        at = time.monotonic()
         if ours_first:
             app_ms, reply = await _ask_app(agent, sentence.text, admin_id, language)
             answer, ha_ms = await ask_ha(client, sentence.text, language)
@@ -257,6 +261,7 @@ async def run_pass(
                     str(reply.get("status")),
                     ha_ms,
                     ours_first,
+                    at,
                 )
             )
         if number % 50 == 49:
@@ -423,6 +428,10 @@ def _stop_app(app: subprocess.Popen[str] | None) -> dict[str, Any]:
 
 
 def _commit() -> str:
+    """The commit measured: BOTPSY_COMMIT (script/run's root file system has no view of a
+    worktree's git folder), else git's answer."""
+    if os.environ.get("BOTPSY_COMMIT"):
+        return os.environ["BOTPSY_COMMIT"]
     try:
         return subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],  # noqa: S607 - git from PATH

@@ -30,6 +30,8 @@ class GcWatch:
         self.counts = [0, 0, 0]
         self.longest_ms = [0.0, 0.0, 0.0]
         self.total_ms = 0.0
+        self.long_pauses: list[tuple[float, int, float]] = []
+        """(monotonic time, generation, ms) of every pause over 10 ms."""
         self._started = 0.0
         gc.callbacks.append(self._on)
 
@@ -42,12 +44,15 @@ class GcWatch:
         self.counts[generation] += 1
         self.longest_ms[generation] = max(self.longest_ms[generation], ms)
         self.total_ms += ms
+        if ms > 10:
+            self.long_pauses.append((round(time.monotonic(), 3), generation, round(ms, 1)))
 
     def report(self) -> dict[str, object]:
         return {
             "collections": self.counts,
             "longest_pause_ms": [round(ms, 2) for ms in self.longest_ms],
             "total_ms": round(self.total_ms, 1),
+            "long_pauses": self.long_pauses,
         }
 
 

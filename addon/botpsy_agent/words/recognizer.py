@@ -7,7 +7,7 @@ the model would produce. Anything less than a full match goes to the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 import copy
 from dataclasses import dataclass, replace
 from functools import cache
@@ -131,15 +131,25 @@ class FastPath:
         self._slots: dict[str, SlotList] = {}
         self._names: dict[str, tuple[str, ...]] = {}
 
+    def prepare(self, home: Home, languages: Iterable[str] = ()) -> None:
+        """Load the languages' intents and build the home's name lists now, so the first
+        request after a start or a change of names does not (the app calls this on both)."""
+        for language in languages:
+            _intents(language.split("-", maxsplit=1)[0].lower())
+        self._names_of(home)
+
+    def _names_of(self, home: Home) -> None:
+        key = home.names_key
+        if key != self._slots_key:
+            self._slots, self._names, self._slots_key = _slot_lists(home), _names(home), key
+
     def recognize(
         self, text: str, language: str, home: Home, *, area_id: str | None = None
     ) -> Recognized | None:
         intents = _intents(language.split("-", maxsplit=1)[0].lower())
         if intents is None:
             return None
-        key = home.names_key
-        if key != self._slots_key:
-            self._slots, self._names, self._slots_key = _slot_lists(home), _names(home), key
+        self._names_of(home)
         recognized = self._strict(text, intents, language, home, area_id)
         if recognized is not None:
             return recognized
