@@ -426,11 +426,14 @@ async def test_a_call_that_changes_nothing_is_not_waited_for(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
     """A target already as the call leaves it (a light on and turned on, a cover open and
-    opened, a light at 40 % set to 40 %) gets no new state from HA, so there is no echo to
+    opened, a red light at 40 % set to 40 % or to red) gets no new state from HA, so there is no echo to
     wait for: the executor reports it at once, changed by nothing. Before, every such call
     waited the whole settle time (issue 29: the fast path's p95 was this wait)."""
     await hass.services.async_call(
-        "light", "turn_on", {"entity_id": "light.bed_light", "brightness": 102}, blocking=True
+        "light",
+        "turn_on",
+        {"entity_id": "light.bed_light", "brightness": 102, "color_name": "red"},
+        blocking=True,
     )
     await hass.services.async_call(
         "cover", "open_cover", {"entity_id": "cover.kitchen_window"}, blocking=True
@@ -448,6 +451,7 @@ async def test_a_call_that_changes_nothing_is_not_waited_for(
         for tool, arguments in (
             ("turn_on", {"entity_id": ["light.bed_light"]}),
             ("set_light", {"entity_id": ["light.bed_light"], "brightness_pct": 40}),
+            ("set_light", {"entity_id": ["light.bed_light"], "color_name": "red"}),
             ("control_cover", {"entity_id": ["cover.kitchen_window"], "action": "open"}),
         ):
             home = ha_bridge.index.home
@@ -484,7 +488,10 @@ async def test_a_call_still_waits_for_a_device_that_answers_later(
         ("turn_on", {}, "off", {}, False),
         ("turn_on", {"brightness_pct": 40}, "on", {"brightness": 102}, True),
         ("turn_on", {"brightness_pct": 40}, "on", {"brightness": 200}, False),
-        ("turn_on", {"color_name": "red"}, "on", {}, False),  # not read back: wait
+        ("turn_on", {"color_name": "red"}, "on", {"rgb_color": [255, 0, 0]}, True),
+        ("turn_on", {"color_name": "red"}, "on", {"rgb_color": [0, 0, 255]}, False),
+        ("turn_on", {"color_name": "green"}, "on", {"rgb_color": [0, 255, 0]}, False),
+        ("turn_on", {"rgb_color": [9, 9, 9]}, "on", {"rgb_color": [9, 9, 9]}, False),
         ("lock", {}, "locked", {}, True),
         ("lock", {}, "locking", {}, False),
         ("set_temperature", {"temperature": 21}, "heat", {"temperature": 21}, True),

@@ -346,7 +346,40 @@ ASKED_STATES: Mapping[tuple[str, str], frozenset[str] | None] = {
     ("fan", "set_percentage"): None,
 }
 """The states a service leaves its target in; None: the state stays, only attributes change."""
+COLOURS: Mapping[str, tuple[int, int, int]] = {
+    # the CSS colours of tool_schemas' ColorName, as HA turns a colour name into RGB
+    "white": (255, 255, 255),
+    "red": (255, 0, 0),
+    "orange": (255, 165, 0),
+    "yellow": (255, 255, 0),
+    "green": (0, 128, 0),
+    "lime": (0, 255, 0),
+    "teal": (0, 128, 128),
+    "cyan": (0, 255, 255),
+    "blue": (0, 0, 255),
+    "navy": (0, 0, 128),
+    "purple": (128, 0, 128),
+    "violet": (238, 130, 238),
+    "magenta": (255, 0, 255),
+    "pink": (255, 192, 203),
+    "gold": (255, 215, 0),
+    "lavender": (230, 230, 250),
+    "coral": (255, 127, 80),
+    "turquoise": (64, 224, 208),
+}
+
+
+def _colour_is(name: Any, attributes: Mapping[str, Any]) -> bool:
+    """The light shows this colour already (a light that keeps hue and saturation only
+    shows another RGB for the darker ones: then it is not, and the call is waited for)."""
+    wanted, shown = COLOURS.get(str(name)), attributes.get("rgb_color")
+    if wanted is None or not isinstance(shown, list | tuple) or len(shown) != len(wanted):
+        return False
+    return all(abs(int(a) - b) <= 3 for a, b in zip(shown, wanted, strict=True))
+
+
 ASKED_ATTRIBUTES: Mapping[str, Callable[[Any, Mapping[str, Any]], bool]] = {
+    "color_name": _colour_is,
     # service data -> whether the target's attributes already say it
     "brightness_pct": lambda pct, a: a.get("brightness") == round(float(pct) * 255 / 100),
     "brightness": lambda value, a: a.get("brightness") == value,
