@@ -540,7 +540,51 @@ def _speed(timed: list[Timed]) -> dict[str, Any]:
 # --- the report ---------------------------------------------------------------------------------
 
 
-def report(results: dict[str, Any], stamp: str) -> str:
+def before_and_after(results: dict[str, Any], before: dict[str, Any]) -> list[str]:
+    """What changed since an earlier run of the same bench (`--before FILE`)."""
+    lines = [
+        f"## Against the run at {before['commit']} (`--before`)",
+        "",
+        f"That run: {before['started']}, load {_loads(before)}; this one: "
+        f"{results['started']}, load {_loads(results)}. Speed figures of two runs "
+        "under other loads do not compare; the coverage figures do (they do not depend on it).",
+        "",
+        "| pass | fast path answers, dev: before → now | held-out: before → now | "
+        "HA agent answers (dev / held-out) | BotPsy p50 / p95 before → now | "
+        "HA agent p50 / p95 before → now |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, now in results["passes"].items():
+        then = before["passes"].get(name)
+        if then is None:
+            continue
+        s0, s1 = then["speed"], now["speed"]
+
+        def pq(s: dict[str, Any], key: str) -> str:
+            q = s.get(key) or {}
+            return f"{q.get('p50', '-')} / {q.get('p95', '-')}"
+
+        lines.append(
+            f"| {name} | {then[DEV].get('fast_path', 0)} → {now[DEV].get('fast_path', 0)} of "
+            f"{now[DEV].get('sentences', 0)} | {then[HELD_OUT].get('fast_path', 0)} → "
+            f"{now[HELD_OUT].get('fast_path', 0)} of {now[HELD_OUT].get('sentences', 0)} | "
+            f"{now[DEV].get('ha', 0)} / {now[HELD_OUT].get('ha', 0)} | "
+            f"{pq(s0, 'ours_whole_answer_ms')} → {pq(s1, 'ours_whole_answer_ms')} | "
+            f"{pq(s0, 'ha_agent_ms')} → {pq(s1, 'ha_agent_ms')} |"
+        )
+    return [*lines, ""]
+
+
+def _loads(results: dict[str, Any]) -> str:
+    return " then ".join(map(str, results["load_average_1min"]))
+
+
+def report(
+    results: dict[str, Any],
+    stamp: str,
+    before: dict[str, Any] | None = None,
+    notes: str = "",
+) -> str:
     passes = results["passes"]
     home = results["home"]
     lines = [
@@ -585,6 +629,10 @@ def report(results: dict[str, Any], stamp: str) -> str:
                 f"{c.get('same_targets', 0)} of {c.get('both_act', 0)} |"
             )
     lines += ["", *_family_tables(passes), *_work_list(passes), *_speed_section(results)]
+    if before is not None:
+        lines += before_and_after(results, before)
+    if notes:
+        lines += [notes.strip(), ""]
     return "\n".join(lines) + "\n"
 
 
@@ -700,13 +748,28 @@ def main(argv: list[str] | None = None) -> int:
         help="Mosquitto without set_tcp_nodelay (the bench's client sets TCP_NODELAY still)",
     )
     parser.add_argument("--name", default="", help="a suffix for the results' file names")
+    parser.add_argument("--before", type=Path, help="an earlier run's JSON, to compare with")
+    parser.add_argument("--notes", type=Path, help="markdown appended to the report")
+    parser.add_argument(
+        "--render", type=Path, help="write the report again from this run's JSON (no run)"
+    )
     args = parser.parse_args(argv)
+    if args.render is not None:
+        results = json.loads(args.render.read_text())
+        stamp = results["started"][:10]
+        before = json.loads(args.before.read_text()) if args.before else None
+        notes = args.notes.read_text() if args.notes else ""
+        args.render.with_suffix(".md").write_text(report(results, stamp, before, notes))
+        print(f"[coverage] wrote {args.render.with_suffix('.md')}")
+        return 0
     results = asyncio.run(evaluate(args.passes, args.limit, stock_broker=args.stock_broker))
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     stem = f"fast-path-{stamp}{'-' + args.name if args.name else ''}"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{stem}.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
-    (RESULTS / f"{stem}.md").write_text(report(results, stamp))
+    before = json.loads(args.before.read_text()) if args.before else None
+    notes = args.notes.read_text() if args.notes else ""
+    (RESULTS / f"{stem}.md").write_text(report(results, stamp, before, notes))
     print(f"[coverage] wrote bench/results/{stem}.md")
     return 0
 
