@@ -11,6 +11,7 @@ from collections.abc import Callable
 import itertools
 import json
 import threading
+import time
 from typing import Any
 import uuid
 
@@ -31,6 +32,9 @@ class AgentClient:
         self._reply_to = f"botpsy/{instance}/response/demo-cli"
         self._ids = itertools.count(1)
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.last_arrival = 0.0
+        """When the last answer reached paho's thread (perf_counter): a bench's round trip
+        without the wait for its own event loop."""
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._subscribed = threading.Event()
@@ -106,6 +110,7 @@ class AgentClient:
                 self._waiting.pop(request_id, None)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self.last_arrival = time.perf_counter()
         try:
             answer = json.loads(message.payload)
         except json.JSONDecodeError:
