@@ -549,42 +549,27 @@ def _speed(timed: list[Timed]) -> dict[str, Any]:
 
 
 def before_and_after(results: dict[str, Any], before: dict[str, Any]) -> list[str]:
-    """What changed since an earlier run of the same bench (`--before FILE`)."""
+    """What the fast path answers now against an earlier run of the same sentences
+    (`--before FILE`). Coverage only: speed figures of runs at other times, under other
+    loads, do not compare (speed before and after is measured in alternating runs)."""
     lines = [
-        f"## Against the run at {before['commit']} (`--before`)",
-        "",
-        f"That run: {before['started']}, load {_loads(before)}; this one: "
-        f"{results['started']}, load {_loads(results)}. Speed figures of two runs "
-        "under other loads do not compare; the coverage figures do (they do not depend on it).",
+        f"## Coverage against the run at {before['commit']} (`--before`)",
         "",
         "| pass | fast path answers, dev: before → now | held-out: before → now | "
-        "HA agent answers (dev / held-out) | BotPsy p50 / p95 before → now | "
-        "HA agent p50 / p95 before → now |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "HA agent answers, dev / held-out |",
+        "| --- | --- | --- | --- |",
     ]
     for name, now in results["passes"].items():
         then = before["passes"].get(name)
         if then is None:
             continue
-        s0, s1 = then["speed"], now["speed"]
-
-        def pq(s: dict[str, Any], key: str) -> str:
-            q = s.get(key) or {}
-            return f"{q.get('p50', '-')} / {q.get('p95', '-')}"
-
         lines.append(
             f"| {name} | {then[DEV].get('fast_path', 0)} → {now[DEV].get('fast_path', 0)} of "
             f"{now[DEV].get('sentences', 0)} | {then[HELD_OUT].get('fast_path', 0)} → "
             f"{now[HELD_OUT].get('fast_path', 0)} of {now[HELD_OUT].get('sentences', 0)} | "
-            f"{now[DEV].get('ha', 0)} / {now[HELD_OUT].get('ha', 0)} | "
-            f"{pq(s0, 'ours_whole_answer_ms')} → {pq(s1, 'ours_whole_answer_ms')} | "
-            f"{pq(s0, 'ha_agent_ms')} → {pq(s1, 'ha_agent_ms')} |"
+            f"{now[DEV].get('ha', 0)} / {now[HELD_OUT].get('ha', 0)} |"
         )
     return [*lines, ""]
-
-
-def _loads(results: dict[str, Any]) -> str:
-    return " then ".join(map(str, results["load_average_1min"]))
 
 
 def report(
