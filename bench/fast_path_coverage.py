@@ -176,7 +176,7 @@ def judge_ours(  # noqa: PLR0911 - one verdict per way an answer can be wrong
         args = call.model_dump(exclude_none=True, mode="json")
         params_ok &= all(_same(args.get(k), v) for k, v in sentence.params.items())
     found = frozenset(entities)
-    if found != sentence.entities:
+    if not sentence.right(found):
         return "wrong_entity", found, ms, cpu_ms
     if tools != {sentence.tool} or not params_ok:
         return "wrong_other", found, ms, cpu_ms
@@ -203,7 +203,7 @@ def judge_ha(sentence: Sentence, answer: dict[str, Any]) -> tuple[str, frozenset
     ids |= {t.get("id") for t in data.get("failed", []) if t.get("type") == "entity"}
     found = frozenset(i for i in ids if isinstance(i, str))
     # Questions list only the entities that matched ("which lights are on"): not compared.
-    if sentence.tool not in READS and found and sentence.entities and found != sentence.entities:
+    if sentence.tool not in READS and found and sentence.entities and not sentence.right(found):
         return "wrong_entity", found, str(speech)
     return "answered", found, str(speech)
 

@@ -11,8 +11,9 @@ set is the same in every run. Korean particles follow the name they attach to:
 The expectation (`expect`) is `named` (the thing in the slot; the default when there is
 one), `none` (no entity: timers, the clock, broadcasts), or parts joined by ` + `, each a
 domain with optional device classes and a place: `light@area`, `cover:blind@home`,
-`binary_sensor:motion@area`; `a | b` takes the first that is not empty in that place
-("the temperature in the kitchen": its thermostat, else its temperature sensors).
+`binary_sensor:motion@area`; `a | b` expects the first that is not empty in that place
+("the temperature in the kitchen": its thermostat, else its temperature sensors) and
+accepts the others ("the living room temperature" may be the sensor of that name).
 
 Every family's templates alternate between a dev part (the first, third, … template) and a
 held-out part (the second, fourth, …): word lists of the fast path may change only from
@@ -24,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+import itertools
 from pathlib import Path
 import re
 from typing import Any
@@ -87,6 +89,13 @@ class Sentence:
     params: Mapping[str, Any] = field(default_factory=dict)
     split: str = DEV
     template: str = ""
+    accepted: tuple[frozenset[str], ...] = ()
+    """Every set of entities a right answer may act on or read: `entities` first, then the
+    other alternatives of an `a | b` expectation ("the living room temperature" is the
+    room's thermostat, or the sensor of that name)."""
+
+    def right(self, found: frozenset[str]) -> bool:
+        return found == self.entities or found in self.accepted
 
 
 @cache
@@ -142,6 +151,7 @@ def _said(template: Template, pass_name: str) -> Iterator[Sentence]:
         entities = _expected(template.expect, thing, where, place_id)
         if template.expect != "none" and not entities:
             continue
+        accepted = _alternatives(template.expect, where, place_id)
         yield Sentence(
             _fill(template.say, thing, place_id, pass_name),
             template.family,
@@ -150,6 +160,7 @@ def _said(template: Template, pass_name: str) -> Iterator[Sentence]:
             template.params,
             template.split,
             template.say,
+            accepted,
         )
 
 
@@ -178,6 +189,17 @@ def _expected(expect: str, thing: Thing | None, where: str, place_id: str | None
                 found |= ids
                 break
     return frozenset(found)
+
+
+def _alternatives(expect: str, where: str, place_id: str | None) -> tuple[frozenset[str], ...]:
+    """Each way an `a | b` expectation can be met: one non-empty alternative per part."""
+    if expect in {"none", "named"} or " | " not in expect:
+        return ()
+    options: list[list[set[str]]] = []
+    for part in expect.split(" + "):
+        found = [ids for a in part.split(" | ") if (ids := _select(a.strip(), where, place_id))]
+        options.append(found or [set()])
+    return tuple(frozenset().union(*choice) for choice in itertools.product(*options))
 
 
 def _select(atom: str, where: str, place_id: str | None) -> set[str]:

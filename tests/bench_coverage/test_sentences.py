@@ -98,3 +98,14 @@ def test_the_house_is_a_home_of_250_entities_in_ha_yaml() -> None:
 )
 def test_korean_particles_follow_the_name(word: str, particle: str, said: str) -> None:
     assert korean_particle(word, particle) == said
+
+
+def test_either_alternative_of_an_expectation_is_right() -> None:
+    """ "what is the Living room temperature": the room's thermostat (what HA's agent reads)
+    or the sensor called "Living room temperature" (what the words name) are both right;
+    a light is not."""
+    said = next(s for s in sentences("en") if s.text == "what is the Living room temperature")
+    assert said.entities == {"climate.living_room"}
+    assert said.right(frozenset({"climate.living_room"}))
+    assert said.right(frozenset({"sensor.living_room_temperature"}))
+    assert not said.right(frozenset({"light.living_room"}))
