@@ -426,9 +426,9 @@ async def test_a_call_that_changes_nothing_is_not_waited_for(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
     """A target already as the call leaves it (a light on and turned on, a cover open and
-    opened, a red light at 40 % set to 40 % or to red) gets no new state from HA, so there is no echo to
-    wait for: the executor reports it at once, changed by nothing. Before, every such call
-    waited the whole settle time (issue 29: the fast path's p95 was this wait)."""
+    opened, a red light at 40 % set to 40 % or to red) gets no new state from HA, so there
+    is no echo to wait for: the executor reports it at once, changed by nothing. Before,
+    every such call waited the whole settle time (issue 29: the fast path's p95 was it)."""
     await hass.services.async_call(
         "light",
         "turn_on",
