@@ -5,6 +5,8 @@ Usage: python -m bench [--only NAME ...]
        python -m bench --peer [ARGS]     HA's own LLM stack vs. BotPsy (bench/peer.py)
        python -m bench --speed [ARGS]    the model path's speed figures (bench/speed.py)
        python -m bench --turns [ARGS]    whole model-path turns, the eval's cases (bench/turns.py)
+       python -m bench --fast-path [ARGS]  fast-path coverage and speed against HA's agent,
+                                           en/ko/id (bench/fast_path_coverage.py)
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from bench import (
     fast_path,
+    fast_path_coverage,
     grounding,
     ha_index,
     llm_model,
@@ -59,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         return speed.main(argv[1:])
     if argv[:1] == ["--turns"]:  # its own report: bench/results/turns-<model>-<date>.md
         return turns.main(argv[1:])
+    if argv[:1] == ["--fast-path"]:  # its own report: bench/results/fast-path-<date>.md
+        return fast_path_coverage.main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these")
     args = parser.parse_args(argv)

@@ -1,18 +1,23 @@
-"""Fast-path coverage against HA's own agent, on the demo home, in one run.
+"""Fast-path coverage and speed against HA's own agent, per language, in one run.
 
-Starts the demo's Home Assistant (demo/config, set up as `make demo` does, no app and no
-model), reads the home through the app's own entity index, and sends every command of
-bench/coverage_commands.py to both:
+`make bench ARGS=--fast-path` (`python -m bench --fast-path`):
 
-* the fast path: recognise (timed), resolve within the admin's scope and authorise, then
-  compare the call with what the command means (tool, exact entities, parameters);
-* HA's default agent: `conversation/process` with agent_id `conversation.home_assistant`,
-  which acts on the home (its answer is covered unless it is an error).
+1. Starts Mosquitto and a real HA process with the demo home and the bench's own house
+   (bench/coverage/home.py, about 250 entities), onboards it, places and exposes every
+   entity, and starts the BotPsy app in a process of its own (no model: fast path only).
+2. For each pass (en, en-renamed, ko, ko-renamed, id, id-renamed) it renames the home in
+   HA's registries, then says every sentence of bench/coverage/sentences/<language>.yaml
+   * to the fast path (in this process, on the app's own entity index: recognise, resolve
+     in the admin's scope, authorise), judged by the call: tool, exact entities, parameters;
+   * to HA's default agent (`conversation/process` over HA's WebSocket API, agent
+     `conversation.home_assistant`), which acts on the home: its answer counts unless it is
+     an error, and where it acts its targets are compared with the expected ones and ours.
+3. Speed, in the same run, on the same sentences: every sentence is also sent to the app
+   over MQTT (the whole answer: request in, execution in HA, answer out), the app and HA's
+   agent taking turns to go first; the app's breakdown of each answer (`timings`) is kept
+   and the figures are those of the sentences both answered.
 
-Then it renames every entity and area in HA's registries and runs the same phrasings with
-the new names. Writes bench/results/fast-path-<date>.json and .md.
-
-Usage: python -m bench.fast_path_coverage [--limit N]
+Writes bench/results/fast-path-<date>.json and .md.
 """
 
 from __future__ import annotations
@@ -25,13 +30,14 @@ from datetime import UTC, datetime
 import json
 import os
 from pathlib import Path
+import subprocess
+import sys
 import tempfile
 import time
 from typing import Any
 
-import aiohttp
-
-from bench.coverage_commands import RENAMED, Command, Names, commands, original_names
+from bench.coverage import home as house
+from bench.coverage.sentences import DEV, HELD_OUT, Sentence, sentences, template_counts
 from bench.stats import percentile
 from botpsy_agent.ha.client import HaClient, HaEndpoint
 from botpsy_agent.ha.index import EntityIndex
@@ -39,72 +45,121 @@ from botpsy_agent.home.model import Home
 from botpsy_agent.home.resolve import ResolutionError, resolve_call
 from botpsy_agent.policy import Allow, Confirm, Principal, authorize, parse_policy, usable_filter
 from botpsy_agent.words.recognizer import FastPath
-from demo.home_setup import onboard, set_up_home
+from demo.client import AgentClient
+from demo.home_setup import confirm_http_settings, onboard, set_up_home
+from demo.paths import POLICY_TEMPLATE, REPO
 from demo.stack import DemoStack, ModelChoice
 from tool_schemas.base import MappingContext
 
 RESULTS = Path(__file__).parent / "results"
 POLICY = parse_policy(
-    "version: 1\ngroups: {admin: {rules: [{allow: [read, control]}]}}\n", "coverage-policy"
+    "version: 1\ngroups: {admin: {ignore_exposure: true, rules: [{allow: [read, control]}]}}\n",
+    "coverage-policy",
 )
 ADMIN = Principal.user("a" * 32, "Alex", is_admin=True)
 HA_AGENT = "conversation.home_assistant"
+INSTANCE = "coverage"
+READS = frozenset({"get_state", "current_time", "device_timer", "nevermind", "respond"})
+"""Tools that act on nothing: no targets to compare with HA's."""
+NOT_TIMED = frozenset({"timer", "broadcast"})
+"""Families that need a voice device (HA's agent answers them with an error without one)."""
 
 
 @dataclass
-class PassResult:
-    """The figures of one pass (one set of names)."""
+class Turn:
+    """One sentence said to both agents."""
 
-    name: str
-    commands: int = 0
-    ours_answered: int = 0
-    ours_right: int = 0
-    ours_wrong_entity: list[str] = field(default_factory=list)
-    ours_wrong_other: list[str] = field(default_factory=list)
-    ha_answered: int = 0
-    ha_wrong_entity: list[str] = field(default_factory=list)
-    recognition_ms: list[float] = field(default_factory=list)
-    recognition_cpu_ms: list[float] = field(default_factory=list)
-    """The same, in this thread's CPU time: what recognition costs when the machine is shared."""
-    by_group: dict[str, Counter[str]] = field(default_factory=dict)
-    only_ha: list[str] = field(default_factory=list)
-    only_ours: list[str] = field(default_factory=list)
+    sentence: Sentence
+    ours: str
+    """none | right | wrong_entity | wrong_other"""
+    ours_entities: frozenset[str]
+    ha: str
+    """none | answered | wrong_entity"""
+    ha_entities: frozenset[str]
+    ha_speech: str
+    recognition_ms: float
+    recognition_cpu_ms: float
+    ha_ms: float
 
-    def summary(self) -> dict[str, Any]:
-        samples = sorted(self.recognition_ms)
+    def record(self) -> dict[str, Any]:
+        s = self.sentence
+        data: dict[str, Any] = {
+            "text": s.text,
+            "family": s.family,
+            "split": s.split,
+            "ours": self.ours,
+            "ha": self.ha,
+            "recognition_ms": round(self.recognition_ms, 2),
+            "ha_ms": round(self.ha_ms, 2),
+        }
+        if self.ours in {"wrong_entity", "wrong_other"}:
+            data["expected"] = sorted(s.entities)
+            data["ours_entities"] = sorted(self.ours_entities)
+        if self.ha == "wrong_entity" or (
+            self.ours != "none" and self.ha != "none" and self.ours_entities != self.ha_entities
+        ):
+            data["ha_entities"] = sorted(self.ha_entities)
+        if self.ha == "none":
+            data["ha_speech"] = self.ha_speech[:160]
+        return data
+
+
+@dataclass
+class Timed:
+    """One sentence's whole answer from each agent."""
+
+    text: str
+    family: str
+    ours_ms: float
+    """The app's answer over MQTT: publish to the answer's arrival in the client's network
+    thread."""
+    ours_timings: dict[str, float]
+    ours_status: str
+    ha_ms: float
+    """HA's agent over HA's WebSocket API (a connection of its own), request to answer."""
+    ours_first: bool
+    at: float = 0.0
+    """When it was sent to the app (monotonic, as the app's GC record)."""
+
+    def record(self) -> dict[str, Any]:
         return {
-            "commands": self.commands,
-            "fast_path_answered": self.ours_answered,
-            "fast_path_coverage": round(self.ours_answered / self.commands, 3),
-            "fast_path_right": self.ours_right,
-            "fast_path_wrong_entity": len(self.ours_wrong_entity),
-            "fast_path_wrong_entity_commands": self.ours_wrong_entity,
-            "fast_path_wrong_parameters": self.ours_wrong_other,
-            "ha_answered": self.ha_answered,
-            "ha_coverage": round(self.ha_answered / self.commands, 3),
-            "ha_wrong_entity": len(self.ha_wrong_entity),
-            "ha_wrong_entity_commands": self.ha_wrong_entity,
-            "recognition_p50_ms": round(percentile(samples, 0.5), 2),
-            "recognition_p95_ms": round(percentile(samples, 0.95), 2),
-            "recognition_max_ms": round(samples[-1], 2),
-            "recognition_cpu_p50_ms": round(percentile(self.recognition_cpu_ms, 0.5), 2),
-            "recognition_cpu_p95_ms": round(percentile(self.recognition_cpu_ms, 0.95), 2),
-            "by_group": {g: dict(sorted(c.items())) for g, c in sorted(self.by_group.items())},
-            "only_ha_answers": self.only_ha,
-            "only_fast_path_answers": self.only_ours,
+            "at": round(self.at, 3),
+            "text": self.text,
+            "family": self.family,
+            "ours_ms": round(self.ours_ms, 2),
+            "ha_ms": round(self.ha_ms, 2),
+            "ours_first": self.ours_first,
+            "status": self.ours_status,
+            **{f"app_{k}": round(v, 2) for k, v in self.ours_timings.items()},
         }
 
 
-def judge_ours(
-    fast: FastPath, command: Command, home: Home, now: datetime
-) -> tuple[str, float, float]:
-    """(verdict, recognition ms, its CPU ms): none | right | wrong_entity | wrong_other."""
+@dataclass
+class PassRun:
+    name: str
+    turns: list[Turn] = field(default_factory=list)
+    timed: list[Timed] = field(default_factory=list)
+
+
+# --- judging ------------------------------------------------------------------------------------
+
+
+def judge_ours(  # noqa: PLR0911 - one verdict per way an answer can be wrong
+    fast: FastPath, sentence: Sentence, language: str, home: Home, now: datetime
+) -> tuple[str, frozenset[str], float, float]:
+    """(verdict, entities acted on or read, recognition ms, its CPU ms)."""
     started, cpu = time.perf_counter(), time.thread_time()
-    recognized = fast.recognize(command.text, "en", home)
-    elapsed = (time.perf_counter() - started) * 1000
+    recognized = fast.recognize(sentence.text, language, home)
+    ms = (time.perf_counter() - started) * 1000
     cpu_ms = (time.thread_time() - cpu) * 1000
-    if recognized is None or not recognized.calls:
-        return "none", elapsed, cpu_ms
+    none: frozenset[str] = frozenset()
+    if recognized is None:
+        return "none", none, ms, cpu_ms
+    if not recognized.calls:
+        if not recognized.nevermind:
+            return "none", none, ms, cpu_ms
+        tool = "respond" if recognized.intent == "HassRespond" else "nevermind"
+        return ("right" if tool == sentence.tool else "wrong_other"), none, ms, cpu_ms
     entities: set[str] = set()
     tools, params_ok = set(), True
     for call in recognized.calls:
@@ -113,117 +168,156 @@ def judge_ours(
                 home, call, MappingContext(now), usable_filter(POLICY, ADMIN, call, now)
             )
         except ResolutionError:
-            return "wrong_other", elapsed, cpu_ms  # answered, with a refusal it did not earn
+            return "wrong_other", none, ms, cpu_ms  # answered, with a refusal it did not earn
         if not isinstance(authorize(POLICY, ADMIN, resolved, now), Allow | Confirm):
-            return "wrong_other", elapsed, cpu_ms
+            return "wrong_other", none, ms, cpu_ms
         entities |= set(resolved.entity_ids)
         tools.add(call.name)
         args = call.model_dump(exclude_none=True, mode="json")
-        params_ok &= all(args.get(k) == v for k, v in command.params.items())
-    if entities != set(command.entities):
-        return "wrong_entity", elapsed, cpu_ms
-    if tools != {command.tool} or not params_ok:
-        return "wrong_other", elapsed, cpu_ms
-    return "right", elapsed, cpu_ms
+        params_ok &= all(_same(args.get(k), v) for k, v in sentence.params.items())
+    found = frozenset(entities)
+    if not sentence.right(found):
+        return "wrong_entity", found, ms, cpu_ms
+    if tools != {sentence.tool} or not params_ok:
+        return "wrong_other", found, ms, cpu_ms
+    return "right", found, ms, cpu_ms
 
 
-async def ask_ha(session: aiohttp.ClientSession, url: str, token: str, text: str) -> dict[str, Any]:
-    async with session.post(
-        f"{url}/api/conversation/process",
-        json={"text": text, "language": "en", "agent_id": HA_AGENT},
-        headers={"Authorization": f"Bearer {token}"},
-    ) as response:
-        body: dict[str, Any] = await response.json()
-        return body.get("response", {})
+def _same(got: Any, wanted: Any) -> bool:
+    if isinstance(wanted, bool) or isinstance(got, bool):
+        return got is wanted
+    if isinstance(wanted, int | float) and isinstance(got, int | float):
+        return abs(float(got) - float(wanted)) < 1e-6
+    if isinstance(wanted, str) and isinstance(got, str):
+        return got.strip().casefold() == wanted.strip().casefold()
+    return bool(got == wanted)
 
 
-def judge_ha(command: Command, answer: dict[str, Any]) -> str:
-    """none | answered | wrong_entity (it acted on or read other entities than meant)."""
+def judge_ha(sentence: Sentence, answer: dict[str, Any]) -> tuple[str, frozenset[str], str]:
+    """(none | answered | wrong_entity, the entities it acted on, its speech)."""
+    speech = ((answer.get("speech") or {}).get("plain") or {}).get("speech") or ""
     if answer.get("response_type") in {None, "error"}:
-        return "none"
+        return "none", frozenset(), str(speech)
     data = answer.get("data") or {}
     ids = {t.get("id") for t in data.get("success", []) if t.get("type") == "entity"}
     ids |= {t.get("id") for t in data.get("failed", []) if t.get("type") == "entity"}
+    found = frozenset(i for i in ids if isinstance(i, str))
     # Questions list only the entities that matched ("which lights are on"): not compared.
-    if command.tool != "get_state" and ids and command.entities and ids != set(command.entities):
-        return "wrong_entity"
-    return "answered"
+    if sentence.tool not in READS and found and sentence.entities and not sentence.right(found):
+        return "wrong_entity", found, str(speech)
+    return "answered", found, str(speech)
+
+
+async def ask_ha(client: HaClient, text: str, language: str) -> tuple[dict[str, Any], float]:
+    started = time.perf_counter()
+    result = await client.call(
+        {"type": "conversation/process", "text": text, "language": language, "agent_id": HA_AGENT}
+    )
+    return (result or {}).get("response") or {}, (time.perf_counter() - started) * 1000
+
+
+# --- one pass -----------------------------------------------------------------------------------
 
 
 async def run_pass(
-    name: str, names: Names, index: EntityIndex, url: str, token: str, *, limit: int | None
-) -> PassResult:
-    result = PassResult(name)
+    pass_name: str,
+    index: EntityIndex,
+    client: HaClient,
+    agent: AgentClient,
+    admin_id: str,
+    *,
+    limit: int | None,
+) -> PassRun:
+    language = pass_name.split("-", 1)[0]
+    run = PassRun(pass_name)
     fast = FastPath()
-    home = index.home
-    fast.recognize("turn on the lights", "en", home)  # intents and name lists load once
+    fast.recognize("turn on the lights", language, index.home)  # intents load once
+    await ask_ha(client, "hello", language)  # HA's agent loads its language once
     now = datetime.now(UTC)
-    async with aiohttp.ClientSession() as session:
-        for command in commands(names)[:limit]:
-            home = index.home
-            ours, ms, cpu_ms = judge_ours(fast, command, home, now)
-            ha = judge_ha(command, await ask_ha(session, url, token, command.text))
-            result.commands += 1
-            result.recognition_ms.append(ms)
-            result.recognition_cpu_ms.append(cpu_ms)
-            result.ours_answered += ours != "none"
-            result.ours_right += ours == "right"
-            if ours == "wrong_entity":
-                result.ours_wrong_entity.append(command.text)
-            elif ours == "wrong_other":
-                result.ours_wrong_other.append(command.text)
-            result.ha_answered += ha != "none"
-            if ha == "wrong_entity":
-                result.ha_wrong_entity.append(command.text)
-            if ha != "none" and ours == "none":
-                result.only_ha.append(command.text)
-            if ours != "none" and ha == "none":
-                result.only_ours.append(command.text)
-            group = result.by_group.setdefault(command.group, Counter())
-            group["commands"] += 1
-            group["fast_path"] += ours != "none"
-            group["ha"] += ha != "none"
-    return result
+    said = sentences(pass_name)[:limit]
+    for number, sentence in enumerate(said):
+        ours, ours_entities, ms, cpu_ms = judge_ours(fast, sentence, language, index.home, now)
+        # Both agents act on the same home: the one that goes second may find the change
+        # made, so each goes first every other sentence.
+        ours_first = number % 2 == 0
+        at = time.monotonic()
+        if ours_first:
+            app_ms, reply = await _ask_app(agent, sentence.text, admin_id, language)
+            answer, ha_ms = await ask_ha(client, sentence.text, language)
+        else:
+            answer, ha_ms = await ask_ha(client, sentence.text, language)
+            app_ms, reply = await _ask_app(agent, sentence.text, admin_id, language)
+        ha, ha_entities, speech = judge_ha(sentence, answer)
+        run.turns.append(
+            Turn(sentence, ours, ours_entities, ha, ha_entities, speech, ms, cpu_ms, ha_ms)
+        )
+        if ours != "none" and ha != "none" and sentence.family not in NOT_TIMED:
+            timings = reply.get("timings") or {}
+            run.timed.append(
+                Timed(
+                    sentence.text,
+                    sentence.family,
+                    app_ms,
+                    {k: float(v) for k, v in timings.items() if isinstance(v, int | float)},
+                    str(reply.get("status")),
+                    ha_ms,
+                    ours_first,
+                    at,
+                )
+            )
+        if number % 50 == 49:
+            print(f"[coverage] {pass_name}: {number + 1}/{len(said)}", flush=True)
+    return run
 
 
-async def rename(client: HaClient, index: EntityIndex, names: Names) -> None:
-    """Every entity and area renamed in HA's registries; aliases cleared (they would keep
-    the old words reachable). An entity keeps the `null` alias: HA's marker for "the name
-    itself is an alias", without which Assist does not know the entity by its name."""
-    for entity_id, name in names.entities.items():
-        await client.call(
-            {
-                "type": "config/entity_registry/update",
-                "entity_id": entity_id,
-                "name": name,
-                "aliases": [None],
-            }
-        )
-    for area_id, name in names.areas.items():
-        await client.call(
-            {"type": "config/area_registry/update", "area_id": area_id, "name": name, "aliases": []}
-        )
-    deadline = time.monotonic() + 30
+async def _ask_app(
+    agent: AgentClient, text: str, admin_id: str, language: str
+) -> tuple[float, dict[str, Any]]:
+    """The round trip to the answer's arrival in the client's network thread (what the
+    bench's own event loop adds after that is not the app's)."""
+    started = time.perf_counter()
+    reply = await agent.ask(text, admin_id, language=language, timeout_s=30)
+    return (agent.last_arrival - started) * 1000, reply
+
+
+async def wait_for_names(index: EntityIndex, pass_name: str) -> None:
+    deadline = time.monotonic() + 60
+    wanted = {t.entity_id: t.name(pass_name) for t in house.things()}
     while time.monotonic() < deadline:
         home = index.home
         if all(
             home.entities.get(e) is not None and home.entities[e].name == n
-            for e, n in names.entities.items()
-        ) and all(home.areas[a].name == n for a, n in names.areas.items() if a in home.areas):
-            await asyncio.sleep(2)  # HA's own agent rebuilds its name lists on the same events
+            for e, n in wanted.items()
+        ):
+            await asyncio.sleep(2)  # HA's agent and the app rebuild their lists on the same events
             return
         await asyncio.sleep(0.2)
-    raise TimeoutError("the index did not see the new names within 30 s")
+    raise TimeoutError(f"the index did not see the names of {pass_name} within 60 s")
 
 
-async def evaluate(limit: int | None) -> dict[str, Any]:
+# --- the run ------------------------------------------------------------------------------------
+
+
+async def evaluate(passes: list[str], limit: int | None, *, stock_broker: bool) -> dict[str, Any]:
     load_before = os.getloadavg()[0]
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     with tempfile.TemporaryDirectory(prefix="botpsy-coverage-") as run_dir:
-        stack = DemoStack(ModelChoice(None, stand_in=True), print, run_dir=Path(run_dir))
+        folder = Path(run_dir)
+        stack = DemoStack(
+            ModelChoice(None, stand_in=True),
+            print,
+            run_dir=folder,
+            extra_config=house.ha_yaml(),
+        )
+        # As docs/mqtt-api.md advises where latency matters (a stock broker holds small
+        # packets back for Nagle's algorithm, ~44 ms a round trip): --stock-broker measures that.
+        stack.broker.tcp_nodelay = not stock_broker
+        app: subprocess.Popen[str] | None = None
         try:
             stack.broker.start()
             await stack.start_home_assistant()
             access, owner = await onboard(stack.ha_url)
+            await confirm_http_settings(stack.ha_url, access)
             accounts = await set_up_home(
                 stack.ha_url, access, owner, (stack.broker.host, stack.broker.port)
             )
@@ -231,122 +325,447 @@ async def evaluate(limit: int | None) -> dict[str, Any]:
             index = EntityIndex(client)
             await index.start()
             await client.start()
+            await client.wait_connected(15)
+            await index.wait_synced(15)
+            await house.place(client)
+            await house.settle(client)
+            app = _start_app(folder, stack, accounts.token, accounts.admin_id, accounts.child_id)
+            agent = AgentClient(stack.broker.host, stack.broker.port, INSTANCE, stack.secret)
+            await agent.connect()
+            # HA's agent on a connection of its own: no state events ahead of its answers.
+            asker = HaClient(HaEndpoint.from_base_url(stack.ha_url, accounts.token))
+            await asker.start()
+            await asker.wait_connected(15)
             try:
-                await client.wait_connected(15)
-                await index.wait_synced(15)
-                print(f"[coverage] home: {len(index.home.entities)} entities", flush=True)
+                entities = len(index.home.entities)
+                print(f"[coverage] home: {entities} entities in HA", flush=True)
+                runs = []
                 started = time.monotonic()
-                first = await run_pass(
-                    "original names",
-                    original_names(),
-                    index,
-                    stack.ha_url,
-                    accounts.token,
-                    limit=limit,
-                )
-                print(f"[coverage] pass 1: {json.dumps(first.summary())[:300]}", flush=True)
-                await rename(client, index, RENAMED)
-                second = await run_pass(
-                    "renamed", RENAMED, index, stack.ha_url, accounts.token, limit=limit
-                )
-                print(f"[coverage] pass 2: {json.dumps(second.summary())[:300]}", flush=True)
+                for pass_name in passes:
+                    await house.rename(client, pass_name)
+                    await wait_for_names(index, pass_name)
+                    run = await run_pass(
+                        pass_name,
+                        index,
+                        asker,
+                        agent,
+                        accounts.admin_id,
+                        limit=limit,
+                    )
+                    runs.append(run)
+                    print(f"[coverage] {pass_name}: {json.dumps(summarize(run)['all'])}")
                 elapsed = time.monotonic() - started
             finally:
+                await asker.stop()
+                await agent.close()
                 await index.stop()
                 await client.stop()
         finally:
+            gc_report = _stop_app(app)
             await stack.stop()
     return {
+        "started": started_at,
+        "commit": _commit(),
         "load_average_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
-        "home_entities": len(index.home.entities),
+        "home": {**house.summary(), "entities_in_ha": entities},
+        "templates": {lang: template_counts(lang) for lang in sorted({p[:2] for p in passes})},
         "passes_s": round(elapsed, 1),
-        "original_names": first.summary(),
-        "renamed": second.summary(),
+        "broker_tcp_nodelay": not stock_broker,
+        "app_gc": gc_report,
+        "passes": {
+            run.name: {
+                **summarize(run),
+                "turns": [t.record() for t in run.turns],
+                "timed": [t.record() for t in run.timed],
+            }
+            for run in runs
+        },
     }
 
 
-def report(results: dict[str, Any], stamp: str) -> str:
-    rows = []
-    for key in ("original_names", "renamed"):
-        r = results[key]
-        rows.append(
-            f"| {key.replace('_', ' ')} | {r['commands']} | "
-            f"{r['fast_path_answered']} ({r['fast_path_coverage']:.1%}) | "
-            f"{r['ha_answered']} ({r['ha_coverage']:.1%}) | {r['fast_path_right']} | "
-            f"{r['fast_path_wrong_entity']} | {len(r['fast_path_wrong_parameters'])} | "
-            f"{r['ha_wrong_entity']} | {r['recognition_p50_ms']} / {r['recognition_p95_ms']} | "
-            f"{r['recognition_cpu_p50_ms']} / {r['recognition_cpu_p95_ms']} |"
-        )
-    first = results["original_names"]
-    groups = [
-        f"| {g} | {c.get('commands', 0)} | {c.get('fast_path', 0)} | {c.get('ha', 0)} |"
-        for g, c in first["by_group"].items()
+def _start_app(
+    folder: Path, stack: DemoStack, token: str, admin_id: str, child_id: str
+) -> subprocess.Popen[str]:
+    data = folder / "app-data"
+    data.mkdir()
+    (data / "integration_secrets").write_text(stack.secret + "\n")
+    policy = folder / "policy.yaml"
+    policy.write_text(POLICY_TEMPLATE.read_text().format(admin_id=admin_id, child_id=child_id))
+    settings = {
+        "ha_url": stack.ha_url,
+        "token": token,
+        "broker_host": stack.broker.host,
+        "broker_port": stack.broker.port,
+        "instance": INSTANCE,
+        "policy_file": str(policy),
+        "data_dir": str(data),
+    }
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'addon'}:{REPO}"}
+    app = subprocess.Popen(  # noqa: S603 - this interpreter, the bench's own module
+        [sys.executable, "-m", "bench.coverage.app_process", json.dumps(settings)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=REPO,
+    )
+    assert app.stdout is not None
+    line = app.stdout.readline()
+    if line.strip() != "ready":
+        app.kill()
+        raise RuntimeError(f"the app did not start: {line!r}")
+    return app
+
+
+def _stop_app(app: subprocess.Popen[str] | None) -> dict[str, Any]:
+    """Stop the app (closing its stdin); what it said about its garbage collections."""
+    if app is None:
+        return {}
+    assert app.stdin is not None and app.stdout is not None
+    app.stdin.close()
+    try:
+        out = app.stdout.read()
+        app.wait(30)
+    except subprocess.TimeoutExpired:
+        app.kill()
+        return {}
+    for line in out.splitlines():
+        if line.startswith("{"):
+            return dict(json.loads(line))
+    return {}
+
+
+def _commit() -> str:
+    """The commit measured: BOTPSY_COMMIT (script/run's root file system has no view of a
+    worktree's git folder), else git's answer."""
+    if os.environ.get("BOTPSY_COMMIT"):
+        return os.environ["BOTPSY_COMMIT"]
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],  # noqa: S607 - git from PATH
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            check=True,
+        ).stdout.strip()
+    except OSError, subprocess.CalledProcessError:
+        return "unknown"
+
+
+# --- figures ------------------------------------------------------------------------------------
+
+
+def _tally(turns: list[Turn]) -> dict[str, Any]:
+    c: Counter[str] = Counter()
+    for t in turns:
+        c["sentences"] += 1
+        c["fast_path"] += t.ours != "none"
+        c["fast_path_right"] += t.ours == "right"
+        c["fast_path_wrong_entity"] += t.ours == "wrong_entity"
+        c["fast_path_wrong_other"] += t.ours == "wrong_other"
+        c["ha"] += t.ha != "none"
+        c["ha_wrong_entity"] += t.ha == "wrong_entity"
+        c["both"] += t.ours != "none" and t.ha != "none"
+        c["only_ha"] += t.ours == "none" and t.ha != "none"
+        c["only_fast_path"] += t.ours != "none" and t.ha == "none"
+        if t.ours != "none" and t.ha != "none" and t.sentence.tool not in READS and t.ha_entities:
+            c["both_act"] += 1
+            c["same_targets"] += t.ours_entities == t.ha_entities
+    return dict(c)
+
+
+def summarize(run: PassRun) -> dict[str, Any]:
+    parts = {
+        "all": run.turns,
+        DEV: [t for t in run.turns if t.sentence.split == DEV],
+        HELD_OUT: [t for t in run.turns if t.sentence.split == HELD_OUT],
+    }
+    families: dict[str, dict[str, Any]] = {
+        family: {
+            part: _tally([t for t in turns if t.sentence.family == family])
+            for part, turns in parts.items()
+        }
+        for family in dict.fromkeys(t.sentence.family for t in run.turns)
+    }
+    recognition = sorted(t.recognition_ms for t in run.turns)
+    cpu = sorted(t.recognition_cpu_ms for t in run.turns)
+    ha = sorted(t.ha_ms for t in run.turns if t.ha != "none")
+    return {
+        **{part: _tally(turns) for part, turns in parts.items()},
+        "families": families,
+        "recognition_ms": _quantiles(recognition),
+        "recognition_cpu_ms": _quantiles(cpu),
+        "ha_agent_ms_answered": _quantiles(ha),
+        "speed": _speed(run.timed),
+        "only_ha": {
+            family: [
+                {"text": t.sentence.text, "split": t.sentence.split}
+                for t in run.turns
+                if t.sentence.family == family and t.ours == "none" and t.ha != "none"
+            ]
+            for family in families
+        },
+    }
+
+
+def _quantiles(samples: list[float]) -> dict[str, float]:
+    if not samples:
+        return {}
+    ordered = sorted(samples)
+    return {
+        "n": len(ordered),
+        "p50": round(percentile(ordered, 0.5), 2),
+        "p95": round(percentile(ordered, 0.95), 2),
+        "max": round(ordered[-1], 2),
+    }
+
+
+TIMING_PARTS = ("queue_ms", "fast_path_ms", "ha_ms", "total_ms")
+
+
+def _speed(timed: list[Timed]) -> dict[str, Any]:
+    if not timed:
+        return {}
+    out: dict[str, Any] = {
+        "sentences": len(timed),
+        "ours_whole_answer_ms": _quantiles([t.ours_ms for t in timed]),
+        "ha_agent_ms": _quantiles([t.ha_ms for t in timed]),
+        "mqtt_hop_ms": _quantiles([t.ours_ms - t.ours_timings.get("total_ms", 0.0) for t in timed]),
+        "ours_not_done": sum(t.ours_status != "done" for t in timed),
+    }
+    for part in TIMING_PARTS:
+        out[f"app_{part}"] = _quantiles([t.ours_timings.get(part, 0.0) for t in timed])
+    rest = [
+        t.ours_timings.get("total_ms", 0.0)
+        - sum(t.ours_timings.get(p, 0.0) for p in TIMING_PARTS if p != "total_ms")
+        for t in timed
     ]
+    out["app_rest_ms"] = _quantiles(rest)
+    out["slowest"] = [t.record() for t in sorted(timed, key=lambda t: -t.ours_ms)[:8]]
+    return out
+
+
+# --- the report ---------------------------------------------------------------------------------
+
+
+def before_and_after(results: dict[str, Any], before: dict[str, Any]) -> list[str]:
+    """What the fast path answers now against an earlier run of the same sentences
+    (`--before FILE`). Coverage only: speed figures of runs at other times, under other
+    loads, do not compare (speed before and after is measured in alternating runs)."""
     lines = [
-        f"# Fast-path coverage against HA's default agent, {stamp}",
+        f"## Coverage against the run at {before['commit']} (`--before`)",
         "",
-        "`python -m bench.fast_path_coverage` (bench/fast_path_coverage.py): the demo home "
-        f"({results['home_entities']} entities) in a real HA process; every command to our "
-        "fast path (recognise, resolve in the admin's scope, authorise; compared with the "
-        "tool, the exact entities and the parameters the command means) and to HA's default "
-        f"agent (`conversation/process`, agent `{HA_AGENT}`), in the same run. The second "
-        "pass renames every entity and area in HA's registries (aliases cleared) and uses "
-        f"the same phrasings with the new names. Both passes took {results['passes_s']} s; the "
-        "machine's 1-minute load average was "
-        f"{' then '.join(str(x) for x in results['load_average_1min'])} (2 cores, shared), so "
-        "the wall-clock recognition times include waiting for a core; the CPU-time columns "
-        "are what recognition itself costs.",
-        "",
-        "| pass | commands | fast path answers | HA agent answers | fast path right | "
-        "fast path wrong entity | fast path other mismatch | HA wrong entity | "
-        "recognition p50 / p95 ms | its CPU time p50 / p95 ms |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-        *rows,
-        "",
-        "An answer of HA's agent counts as covered unless its response is an error; a fast-path "
-        "answer counts whether right or not, and its mismatches are listed in the JSON file. "
-        "'Wrong entity' means the call acted on or read a set of entities other than exactly "
-        "the ones meant. HA's wrong-entity answers with the original names are names that begin "
-        'with an area\'s name ("the Living room lamp"), which its templates read as the '
-        "area's lights.",
-        "",
-        "Notes. The phrasings were written first; the fast path's own templates "
-        "(addon/botpsy_agent/words/sentences/en.yaml) were added after this evaluation showed "
-        'which phrasings only HA\'s fallback matcher answered ("dim the … to 20%", "set the '
-        '… lights to 50%", "are the lights on in the …?", "set the volume of the … to 35"). '
-        "The 'misspelt' commands drop one letter from a name or add filler words: our fast "
-        "path mends them and matches strictly (addon/botpsy_agent/words/fuzzy.py), HA uses "
-        "its fuzzy fallback matcher. Time, date and broadcasts stay with the model "
-        "(docs/decisions.md, D33).",
-        "",
-        "## By kind of command (original names)",
-        "",
-        "| kind | commands | fast path | HA agent |",
+        "| pass | fast path answers, dev: before → now | held-out: before → now | "
+        "HA agent answers, dev / held-out |",
         "| --- | --- | --- | --- |",
-        *groups,
+    ]
+    for name, now in results["passes"].items():
+        then = before["passes"].get(name)
+        if then is None:
+            continue
+        lines.append(
+            f"| {name} | {then[DEV].get('fast_path', 0)} → {now[DEV].get('fast_path', 0)} of "
+            f"{now[DEV].get('sentences', 0)} | {then[HELD_OUT].get('fast_path', 0)} → "
+            f"{now[HELD_OUT].get('fast_path', 0)} of {now[HELD_OUT].get('sentences', 0)} | "
+            f"{now[DEV].get('ha', 0)} / {now[HELD_OUT].get('ha', 0)} |"
+        )
+    return [*lines, ""]
+
+
+def report(
+    results: dict[str, Any],
+    stamp: str,
+    before: dict[str, Any] | None = None,
+    notes: str = "",
+) -> str:
+    passes = results["passes"]
+    home = results["home"]
+    lines = [
+        f"# Fast-path coverage and speed against HA's default agent, {stamp}",
         "",
-        "## Answered by HA's agent only (original names)",
+        f"`make bench ARGS=--fast-path` (bench/fast_path_coverage.py) at {results['commit']}: "
+        f"a real HA process holding the demo home and the bench's own house "
+        f"({home['entities']} entities of the house, {home['entities_in_ha']} in HA in all, "
+        f"{home['rooms']} rooms on {home['floors']} floors; bench/coverage/home.py), the "
+        "BotPsy app in a process of its own (no model), and every sentence of "
+        "bench/coverage/sentences/<language>.yaml said to both: to the fast path (recognise, "
+        "resolve in the admin's scope, authorise; judged by tool, exact entities and "
+        "parameters) and to HA's default agent (`conversation/process`, agent "
+        f"`{HA_AGENT}`; it acts on the home; an answer counts unless it is an error). Each "
+        "language is said twice: with the house's names, and renamed (every device, room and "
+        "floor called otherwise, aliases cleared). The passes took "
+        f"{results['passes_s']} s; the machine's 1-minute load average was "
+        f"{' then '.join(str(x) for x in results['load_average_1min'])} (2 cores, shared).",
         "",
-        *[f"- {t}" for t in first["only_ha_answers"]],
+        "Sentences were written for this bench (no public command set was copied). Every "
+        "family's templates alternate between a **dev** part and a **held-out** part; the "
+        "fast path's word lists may change only from dev misses, never from held-out ones.",
         "",
-        "## Answered by the fast path only (original names)",
+        "## Coverage per pass",
         "",
-        *[f"- {t}" for t in first["only_fast_path_answers"]],
+        "| pass | part | sentences | fast path answers | HA agent answers | both | only HA | "
+        "only fast path | fast path wrong entity | fast path other mismatch | HA wrong entity "
+        "| same targets where both act |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, p in passes.items():
+        for part in (DEV, HELD_OUT):
+            c = p[part]
+            n = c.get("sentences", 0) or 1
+            lines.append(
+                f"| {name} | {part.replace('_', '-')} | {c.get('sentences', 0)} | "
+                f"{c.get('fast_path', 0)} ({c.get('fast_path', 0) / n:.0%}) | "
+                f"{c.get('ha', 0)} ({c.get('ha', 0) / n:.0%}) | {c.get('both', 0)} | "
+                f"{c.get('only_ha', 0)} | {c.get('only_fast_path', 0)} | "
+                f"{c.get('fast_path_wrong_entity', 0)} | {c.get('fast_path_wrong_other', 0)} | "
+                f"{c.get('ha_wrong_entity', 0)} | "
+                f"{c.get('same_targets', 0)} of {c.get('both_act', 0)} |"
+            )
+    lines += ["", *_family_tables(passes), *_work_list(passes), *_speed_section(results)]
+    if before is not None:
+        lines += before_and_after(results, before)
+    if notes:
+        lines += [notes.strip(), ""]
+    return "\n".join(lines) + "\n"
+
+
+def _family_tables(passes: dict[str, Any]) -> list[str]:
+    lines = [
+        "## Per intent family",
+        "",
+        "Both passes of a language together; `dev / held-out` in each cell. `fast path` and "
+        "`HA` are answers; `only HA` is the next work list.",
         "",
     ]
-    return "\n".join(lines)
+    languages: dict[str, list[dict[str, Any]]] = {}
+    for name, p in passes.items():
+        languages.setdefault(name.split("-", 1)[0], []).append(p)
+    for language, runs in languages.items():
+        lines += [
+            f"### {language}",
+            "",
+            "| family | sentences | fast path | HA agent | both | only HA | only fast path | "
+            "wrong entity (ours / HA) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        families = list(dict.fromkeys(f for r in runs for f in r["families"]))
+        for family in families:
+
+            def cell(key: str, family: str = family, runs: list[dict[str, Any]] = runs) -> str:
+                dev = sum(r["families"][family][DEV].get(key, 0) for r in runs)
+                held = sum(r["families"][family][HELD_OUT].get(key, 0) for r in runs)
+                return f"{dev} / {held}"
+
+            lines.append(
+                f"| {family} | {cell('sentences')} | {cell('fast_path')} | {cell('ha')} | "
+                f"{cell('both')} | {cell('only_ha')} | {cell('only_fast_path')} | "
+                f"{cell('fast_path_wrong_entity')} ; {cell('ha_wrong_entity')} |"
+            )
+        lines.append("")
+    return lines
+
+
+def _work_list(passes: dict[str, Any]) -> list[str]:
+    lines = [
+        "## What HA's agent answers and the fast path does not (the work list)",
+        "",
+        "Per language and family, both passes; (h) marks a held-out sentence, which no word "
+        "list may be tuned on.",
+        "",
+    ]
+    for name, p in passes.items():
+        listed = {f: items for f, items in p["only_ha"].items() if items}
+        if not listed:
+            continue
+        lines += [f"### {name}", ""]
+        for family, items in listed.items():
+            said = "; ".join(
+                f"{i['text']}{' (h)' if i['split'] == HELD_OUT else ''}" for i in items[:12]
+            )
+            more = f" … and {len(items) - 12} more" if len(items) > 12 else ""
+            lines.append(f"- **{family}** ({len(items)}): {said}{more}")
+        lines.append("")
+    return lines
+
+
+def _speed_section(results: dict[str, Any]) -> list[str]:
+    lines = [
+        "## Speed, same run, same sentences",
+        "",
+        "Sentences both answered (timers and broadcasts left out: they need a voice device), "
+        "each sent to the app over MQTT (signed, as the admin: the whole answer, execution in "
+        "HA included, from the publish to the answer's arrival in the client's network "
+        "thread; broker with `set_tcp_nodelay true` unless the run says otherwise) and to HA's "
+        "agent over HA's WebSocket API (a connection of its own, request to answer), "
+        "alternating which went first. `app total` is the app's own `timings.total_ms`; the "
+        "MQTT hop is the client's figure less it. Recognition is the fast path alone in the "
+        "bench's process (wall clock, and its CPU time).",
+        "",
+        "| pass | sentences | BotPsy whole answer p50 / p95 | HA agent p50 / p95 | "
+        "app total p50 / p95 | fast path p50 / p95 | HA part p50 / p95 | queue p95 | "
+        "MQTT hop p50 / p95 | recognition p50 / p95 / max | its CPU p50 / p95 |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+
+    def pq(q: dict[str, float]) -> str:
+        return f"{q.get('p50', '-')} / {q.get('p95', '-')}" if q else "-"
+
+    for name, p in results["passes"].items():
+        s, rec, cpu = p["speed"], p["recognition_ms"], p["recognition_cpu_ms"]
+        if not s:
+            continue
+        lines.append(
+            f"| {name} | {s['sentences']} | {pq(s['ours_whole_answer_ms'])} | "
+            f"{pq(s['ha_agent_ms'])} | {pq(s['app_total_ms'])} | {pq(s['app_fast_path_ms'])} | "
+            f"{pq(s['app_ha_ms'])} | {s['app_queue_ms'].get('p95', '-')} | "
+            f"{pq(s['mqtt_hop_ms'])} | {rec['p50']} / {rec['p95']} / {rec['max']} | "
+            f"{pq(cpu)} |"
+        )
+    gc = results.get("app_gc") or {}
+    if gc:
+        lines += [
+            "",
+            f"The app's garbage collections during the run: {json.dumps(gc)}.",
+        ]
+    lines.append("")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--limit", type=int, default=None, help="only the first N commands")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N sentences")
+    parser.add_argument(
+        "--passes", nargs="*", default=list(house.PASSES), choices=house.PASSES, help="passes"
+    )
+    parser.add_argument(
+        "--stock-broker",
+        action="store_true",
+        help="Mosquitto without set_tcp_nodelay (the bench's client sets TCP_NODELAY still)",
+    )
+    parser.add_argument("--name", default="", help="a suffix for the results' file names")
+    parser.add_argument("--before", type=Path, help="an earlier run's JSON, to compare with")
+    parser.add_argument("--notes", type=Path, help="markdown appended to the report")
+    parser.add_argument(
+        "--render", type=Path, help="write the report again from this run's JSON (no run)"
+    )
     args = parser.parse_args(argv)
-    results = asyncio.run(evaluate(args.limit))
+    if args.render is not None:
+        results = json.loads(args.render.read_text())
+        stamp = results["started"][:10]
+        before = json.loads(args.before.read_text()) if args.before else None
+        notes = args.notes.read_text() if args.notes else ""
+        args.render.with_suffix(".md").write_text(report(results, stamp, before, notes))
+        print(f"[coverage] wrote {args.render.with_suffix('.md')}")
+        return 0
+    results = asyncio.run(evaluate(args.passes, args.limit, stock_broker=args.stock_broker))
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
+    stem = f"fast-path-{stamp}{'-' + args.name if args.name else ''}"
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"fast-path-{stamp}.json").write_text(json.dumps(results, indent=2) + "\n")
-    (RESULTS / f"fast-path-{stamp}.md").write_text(report(results, stamp))
-    print(f"[coverage] wrote bench/results/fast-path-{stamp}.md")
+    (RESULTS / f"{stem}.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    before = json.loads(args.before.read_text()) if args.before else None
+    notes = args.notes.read_text() if args.notes else ""
+    (RESULTS / f"{stem}.md").write_text(report(results, stamp, before, notes))
+    print(f"[coverage] wrote bench/results/{stem}.md")
     return 0
 
 

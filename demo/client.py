@@ -11,6 +11,7 @@ from collections.abc import Callable
 import itertools
 import json
 import threading
+import time
 from typing import Any
 import uuid
 
@@ -18,6 +19,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from botpsy_agent.contract import sign
+from botpsy_agent.mqtt.connection import send_at_once
 
 WARM_UP_RETRY_S = 5.0
 """How often a request answered `warming_up` is asked again."""
@@ -30,6 +32,9 @@ class AgentClient:
         self._reply_to = f"botpsy/{instance}/response/demo-cli"
         self._ids = itertools.count(1)
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.last_arrival = 0.0
+        """When the last answer reached paho's thread (perf_counter): a bench's round trip
+        without the wait for its own event loop."""
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._subscribed = threading.Event()
@@ -37,6 +42,7 @@ class AgentClient:
             CallbackAPIVersion.VERSION2, client_id=f"demo-cli-{uuid.uuid4().hex[:6]}"
         )
         self._client.on_message = self._on_message
+        self._client.on_socket_open = send_at_once  # no ~40 ms wait for Nagle's algorithm
         self._client.on_subscribe = lambda *args: self._subscribed.set()
         self._host, self._port = host, port
 
@@ -77,6 +83,7 @@ class AgentClient:
         conversation_id: str | None = None,
         dry_run: bool = False,
         timeout_s: float = 300.0,
+        language: str = "en",
     ) -> dict[str, Any]:
         assert self._loop is not None
         request_id = f"demo-{next(self._ids)}-{uuid.uuid4().hex[:6]}"
@@ -85,7 +92,7 @@ class AgentClient:
             "text": text,
             "user_id": user_id,
             "reply_to": self._reply_to,
-            "language": "en",
+            "language": language,
         }
         if conversation_id:
             document["conversation_id"] = conversation_id
@@ -103,6 +110,7 @@ class AgentClient:
                 self._waiting.pop(request_id, None)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self.last_arrival = time.perf_counter()
         try:
             answer = json.loads(message.payload)
         except json.JSONDecodeError:

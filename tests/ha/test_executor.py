@@ -13,7 +13,14 @@ from homeassistant.util import dt as dt_util
 import pytest
 
 from botpsy_agent.ha.client import ConnectionState
-from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, Executor
+from botpsy_agent.ha.executor import (
+    ActionStatus,
+    Execution,
+    ExecutionKey,
+    Executor,
+    already_as_asked,
+)
+from botpsy_agent.home.model import EntityState
 from botpsy_agent.home.resolve import ResolvedCall, resolve_call
 from tests.ha_bridge import HaBridge, wait_until
 from tests.ha_server import HomeAssistantApiServer
@@ -413,3 +420,88 @@ async def test_nothing_is_sent_while_disconnected(
     await ha_api.start()
     await ha_bridge.client.wait_connected(5)
     assert fired == []
+
+
+async def test_a_call_that_changes_nothing_is_not_waited_for(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """A target already as the call leaves it (a light on and turned on, a cover open and
+    opened, a red light at 40 % set to 40 % or to red) gets no new state from HA, so there
+    is no echo to wait for: the executor reports it at once, changed by nothing. Before,
+    every such call waited the whole settle time (issue 29: the fast path's p95 was it)."""
+    await hass.services.async_call(
+        "light",
+        "turn_on",
+        {"entity_id": "light.bed_light", "brightness": 102, "color_name": "red"},
+        blocking=True,
+    )
+    await hass.services.async_call(
+        "cover", "open_cover", {"entity_id": "cover.kitchen_window"}, blocking=True
+    )
+    await wait_until(lambda: ha_state(hass, "cover.kitchen_window").state == "open", 10)
+    home = ha_bridge.index.home
+    await wait_until(
+        lambda: (
+            ha_bridge.index.home.state_of("cover.kitchen_window").state == "open"
+            and ha_bridge.index.home.state_of("light.bed_light").attributes.get("brightness") == 102
+        )
+    )
+    patient = Executor(ha_bridge.client, ha_bridge.index, settle_s=60)
+    try:
+        for tool, arguments in (
+            ("turn_on", {"entity_id": ["light.bed_light"]}),
+            ("set_light", {"entity_id": ["light.bed_light"], "brightness_pct": 40}),
+            ("set_light", {"entity_id": ["light.bed_light"], "color_name": "red"}),
+            ("control_cover", {"entity_id": ["cover.kitchen_window"], "action": "open"}),
+        ):
+            home = ha_bridge.index.home
+            call = resolve_call(home, parse_tool_call(tool, arguments), MappingContext(now()))
+            async with asyncio.timeout(20):  # the old executor waited its 60 s here
+                execution = await patient.execute(ExecutionKey("user:test", uuid4().hex), call)
+            assert execution.status is ActionStatus.DONE, execution.to_json()
+            assert all(o.changed == () for o in execution.outcomes), tool
+        assert reported(execution, "cover.kitchen_window").state == "open"
+    finally:
+        await patient.close()
+
+
+async def test_a_call_still_waits_for_a_device_that_answers_later(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """A lock that reports `locking` first and `locked` later is waited for: what the call
+    asked is not there yet when HA answers."""
+    await hass.services.async_call("lock", "unlock", {"entity_id": "lock.back_door"}, blocking=True)
+    await wait_until(lambda: ha_state(hass, "lock.back_door").state == "unlocked", 10)
+    await wait_until(
+        lambda: ha_bridge.index.home.state_of("lock.back_door").state == "unlocked", 10
+    )
+    execution = await done(
+        ha_bridge, "control_lock", {"entity_id": ["lock.back_door"], "action": "lock"}
+    )
+    assert "lock.back_door" in {s.entity_id for s in execution.outcomes[0].changed}
+
+
+@pytest.mark.parametrize(
+    ("service", "data", "state", "attributes", "already"),
+    [
+        ("turn_on", {}, "on", {}, True),
+        ("turn_on", {}, "off", {}, False),
+        ("turn_on", {"brightness_pct": 40}, "on", {"brightness": 102}, True),
+        ("turn_on", {"brightness_pct": 40}, "on", {"brightness": 200}, False),
+        ("turn_on", {"color_name": "red"}, "on", {"rgb_color": [255, 0, 0]}, True),
+        ("turn_on", {"color_name": "red"}, "on", {"rgb_color": [0, 0, 255]}, False),
+        ("turn_on", {"color_name": "green"}, "on", {"rgb_color": [0, 255, 0]}, False),
+        ("turn_on", {"rgb_color": [9, 9, 9]}, "on", {"rgb_color": [9, 9, 9]}, False),
+        ("lock", {}, "locked", {}, True),
+        ("lock", {}, "locking", {}, False),
+        ("set_temperature", {"temperature": 21}, "heat", {"temperature": 21}, True),
+        ("toggle", {}, "on", {}, False),
+    ],
+)
+def test_what_counts_as_already_done(
+    service: str, data: dict[str, Any], state: str, attributes: dict[str, Any], already: bool
+) -> None:
+    domain = {"lock": "lock", "set_temperature": "climate"}.get(service, "light")
+    entity_id = f"{domain}.x"
+    action = ServiceCall(domain, service, (entity_id,), data)
+    assert already_as_asked(action, EntityState(entity_id, state, attributes)) is already

@@ -10,6 +10,7 @@ import pytest
 
 from botpsy_agent.agent.protocol import Path, Status
 from botpsy_agent.home.model import Home
+from botpsy_agent.words import recognizer
 from botpsy_agent.words.recognizer import FastPath
 from tests.agent.support import admin, ask, make_agent, states
 from tests.ha_bridge import HaBridge
@@ -314,3 +315,21 @@ async def test_fast_path_commands_change_the_real_home_without_a_model(ha_bridge
     response = await agent.handle(ask("tell me a joke", admin(ha_bridge)))
     assert response.status is Status.ERROR
     assert response.error is not None and response.error.code == "model_unavailable"
+
+
+def test_a_prepared_fast_path_builds_nothing_while_answering(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`prepare` loads the languages' intents and builds the home's name lists; answering
+    after it builds none (the app prepares at start and on every change of names, so the
+    first request after either does not pay for it: issue 29's first-request outliers)."""
+    fast = FastPath()
+    fast.prepare(home, ["en", "ko"])
+    built: list[Home] = []
+    lists = recognizer._slot_lists
+    monkeypatch.setattr(recognizer, "_slot_lists", lambda h: built.append(h) or lists(h))
+    assert fast.recognize("turn on the kitchen lights", "en", home) is not None
+    assert built == []
+    renamed = replace(home, entities={**home.entities})  # another snapshot, same names
+    assert fast.recognize("turn off the kitchen lights", "en", renamed) is not None
+    assert built == []

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from botpsy_agent.home.model import Home
+from botpsy_agent.home.model import Area, Entity, Home
 from botpsy_agent.words import fuzzy
 from botpsy_agent.words.recognizer import FastPath
 from tests.ha_bridge import HaBridge
@@ -73,3 +73,21 @@ async def test_a_word_close_to_two_names_is_not_guessed(home: Home) -> None:
 async def test_a_sentence_nothing_can_mend_stays_unmatched(home: Home) -> None:
     assert fuzzy.mend("turn on the bed light", "en", home) is None
     assert FastPath().recognize("make me a sandwich please", "en", home) is None
+
+
+def test_a_room_and_a_word_of_the_homes_names_is_not_mended_into_a_name() -> None:
+    """ "마당 조명 밝기 30%로" is the garden's lights at 30 %: "마당" is the room and "조명" a
+    word the home's names use, so nothing is misspelt; the coverage bench found it mended
+    into the one garden light "마당 벽조명" (one light set instead of three)."""
+    home = Home.of(
+        [
+            Entity("light.garden_wall", "마당 벽조명", "garden"),
+            Entity("light.garden_path", "마당 잔디 조명", "garden"),
+            Entity("light.mirror", "화장실 거울 조명", "bathroom"),
+        ],
+        [Area("garden", "마당"), Area("bathroom", "화장실")],
+    )
+    assert fuzzy.mend("마당 조명 밝기 30%로", "ko", home) is None
+    assert (
+        fuzzy.mend("마당 잔디 조멍 켜줘", "ko", home) == "마당 잔디 조명 켜줘"
+    )  # misspelt: mended

@@ -366,6 +366,11 @@ class BotPsyAgent:
 
     # --- shared helpers --------------------------------------------------------------------
 
+    def warm_fast_path(self, home: Home) -> None:
+        """Load the fast path's intents of every language the app speaks and build the
+        home's name lists: at start and after a change of names, not in a request."""
+        self._fast_path.prepare(home, self._phrases.languages)
+
     def warm_recent(self, home: Home, policy: Policy, now: datetime) -> None:
         """After a change of names or rules: prepare the prompts of recent principals in the
         background (prefix snapshots are rebuilt then, never on state changes)."""

@@ -13,7 +13,9 @@ Used by the agent::
 
 * `ServiceCall` → `call_service` (with `return_response` when the tool wants HA's answer);
   then the new states of the targets are collected from `state_changed` events that carry
-  the call's context id, waiting at most `settle_s` for targets that have not changed yet.
+  the call's context id, waiting at most `settle_s` for targets that have not changed yet
+  and are not already as the call leaves them (`already_as_asked`: HA writes no state for
+  a change that changes nothing, so there is no echo to wait for).
 * `CalendarCommand` → the calendar WebSocket command; HA's answer is the outcome.
 * `ReadStates` → the states (or names) from the entity index; nothing is sent.
 
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from enum import StrEnum
@@ -231,7 +233,11 @@ class Executor:
             except HaError as err:
                 return _failure(action, err)
             context_id = ((result or {}).get("context") or {}).get("id")
-            await watch.settle(context_id, action.entity_ids, self._settle_s)
+            home = self._index.home
+            awaited = [
+                e for e in action.entity_ids if not already_as_asked(action, home.state_of(e))
+            ]
+            await watch.settle(context_id, awaited, self._settle_s)
         finally:
             self._watches.discard(watch)
         response = (result or {}).get("response") if action.return_response else None
@@ -315,6 +321,93 @@ class _Watch:
             if c.context_id == self._context_id and self._context_id is not None
         }
         return tuple(state for _, state in sorted(latest.items()) if state is not None)
+
+
+ON_OFF_DOMAINS = frozenset(
+    {"light", "switch", "fan", "input_boolean", "humidifier", "siren", "automation"}
+)
+"""Domains whose `turn_on` leaves the state `on` and `turn_off` leaves it `off`."""
+ASKED_STATES: Mapping[tuple[str, str], frozenset[str] | None] = {
+    ("lock", "lock"): frozenset({"locked"}),
+    ("lock", "unlock"): frozenset({"unlocked"}),
+    ("cover", "open_cover"): frozenset({"open"}),
+    ("cover", "close_cover"): frozenset({"closed"}),
+    ("cover", "set_cover_position"): None,
+    ("media_player", "turn_on"): frozenset({"on", "idle", "playing", "paused", "buffering"}),
+    ("media_player", "turn_off"): frozenset({"off"}),
+    ("media_player", "media_pause"): frozenset({"paused"}),
+    ("media_player", "media_play"): frozenset({"playing"}),
+    ("media_player", "volume_set"): None,
+    ("media_player", "volume_mute"): None,
+    ("vacuum", "start"): frozenset({"cleaning"}),
+    ("vacuum", "return_to_base"): frozenset({"returning", "docked"}),
+    ("climate", "set_temperature"): None,
+    ("fan", "set_percentage"): None,
+}
+"""The states a service leaves its target in; None: the state stays, only attributes change."""
+COLOURS: Mapping[str, tuple[int, int, int]] = {
+    # the CSS colours of tool_schemas' ColorName, as HA turns a colour name into RGB
+    "white": (255, 255, 255),
+    "red": (255, 0, 0),
+    "orange": (255, 165, 0),
+    "yellow": (255, 255, 0),
+    "green": (0, 128, 0),
+    "lime": (0, 255, 0),
+    "teal": (0, 128, 128),
+    "cyan": (0, 255, 255),
+    "blue": (0, 0, 255),
+    "navy": (0, 0, 128),
+    "purple": (128, 0, 128),
+    "violet": (238, 130, 238),
+    "magenta": (255, 0, 255),
+    "pink": (255, 192, 203),
+    "gold": (255, 215, 0),
+    "lavender": (230, 230, 250),
+    "coral": (255, 127, 80),
+    "turquoise": (64, 224, 208),
+}
+
+
+def _colour_is(name: Any, attributes: Mapping[str, Any]) -> bool:
+    """The light shows this colour already (a light that keeps hue and saturation only
+    shows another RGB for the darker ones: then it is not, and the call is waited for)."""
+    wanted, shown = COLOURS.get(str(name)), attributes.get("rgb_color")
+    if wanted is None or not isinstance(shown, list | tuple) or len(shown) != len(wanted):
+        return False
+    return all(abs(int(a) - b) <= 3 for a, b in zip(shown, wanted, strict=True))
+
+
+ASKED_ATTRIBUTES: Mapping[str, Callable[[Any, Mapping[str, Any]], bool]] = {
+    "color_name": _colour_is,
+    # service data -> whether the target's attributes already say it
+    "brightness_pct": lambda pct, a: a.get("brightness") == round(float(pct) * 255 / 100),
+    "brightness": lambda value, a: a.get("brightness") == value,
+    "temperature": lambda value, a: a.get("temperature") == value,
+    "position": lambda value, a: a.get("current_position") == value,
+    "percentage": lambda value, a: a.get("percentage") == value,
+    "volume_level": lambda value, a: (
+        isinstance(a.get("volume_level"), int | float) and abs(a["volume_level"] - value) < 1e-3
+    ),
+    "is_volume_muted": lambda value, a: a.get("is_volume_muted") is value,
+}
+
+
+def already_as_asked(action: ServiceCall, state: EntityState) -> bool:
+    """Whether the target already is as the call leaves it: a light on and turned on, a lock
+    locked and locked, a thermostat at 21 set to 21. Unknown services and data are not."""
+    domain = state.entity_id.split(".", 1)[0]
+    if action.service in {"turn_on", "turn_off"} and domain in ON_OFF_DOMAINS:
+        asked: frozenset[str] | None = frozenset({action.service.removeprefix("turn_")})
+    elif (domain, action.service) in ASKED_STATES:
+        asked = ASKED_STATES[domain, action.service]
+    else:
+        return False
+    if asked is not None and state.state not in asked:
+        return False
+    return all(
+        key in ASKED_ATTRIBUTES and ASKED_ATTRIBUTES[key](value, state.attributes)
+        for key, value in action.data.items()
+    )
 
 
 def _read(home: Home, action: ReadStates) -> ActionOutcome:

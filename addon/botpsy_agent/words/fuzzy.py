@@ -7,7 +7,9 @@ the home's names, resolution, the principal's scope, the policy, confirmation) i
 
 * a word run close to one of the home's names (entities, aliases, areas, floors; difflib
   ratio >= `NAME_SIMILARITY`, same number of words) is replaced by that name, when exactly
-  one name is that close;
+  one name is that close and the run has a word no name of the home has (a misspelling
+  makes one; "마당 조명", the garden's lights, is a room and a word of the home's names,
+  not a misspelt "마당 벽조명");
 * filler words no template needs ("please", "thanks", "for me", ...) are dropped.
 
 A mended match may only switch, dim or set devices that are harmless to get wrong
@@ -94,8 +96,10 @@ def _names_of(home: Home) -> tuple[tuple[str, ...], ...]:
 
 
 def _names_mended(words: list[str], names: tuple[tuple[str, ...], ...]) -> list[str]:
-    """Each word run replaced by the one home name of its length it is close to."""
+    """Each word run with a word the home's names do not have replaced by the one home name
+    of its length it is close to."""
     exact = {" ".join(n) for n in names}
+    known = {word for name in names for word in name}
     by_size: dict[int, list[str]] = {}
     for name in names:
         by_size.setdefault(len(name), []).append(" ".join(name))
@@ -104,7 +108,7 @@ def _names_mended(words: list[str], names: tuple[tuple[str, ...], ...]) -> list[
         i = 0
         while i + size <= len(out):
             run = " ".join(out[i : i + size])
-            if run not in exact:
+            if run not in exact and not known.issuperset(out[i : i + size]):
                 close = [n for n in by_size[size] if _close(run, n)]
                 if len(close) == 1:
                     out[i : i + size] = close[0].split()

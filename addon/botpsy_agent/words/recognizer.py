@@ -7,7 +7,7 @@ the model would produce. Anything less than a full match goes to the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 import copy
 from dataclasses import dataclass, replace
 from functools import cache
@@ -63,6 +63,12 @@ class Recognized:
     asked, said from the states read (`temperature`: a thermostat's current temperature,
     not its mode)."""
 
+
+_PROBE = "?"
+"""A sentence no template matches: trying it reads every template."""
+_TRIED: set[str] = set()
+"""Languages whose templates have been read (hassil keeps them read, as `_intents` keeps
+the intents)."""
 
 SENTENCES = Path(__file__).parent / "sentences"
 """Our templates per language, added to HA's (sentences/<language>.yaml)."""
@@ -131,15 +137,31 @@ class FastPath:
         self._slots: dict[str, SlotList] = {}
         self._names: dict[str, tuple[str, ...]] = {}
 
+    def prepare(self, home: Home, languages: Iterable[str] = ()) -> None:
+        """Load the languages' intents, read their templates and build the home's name
+        lists now, so the first request after a start or a change of names does not (the
+        app calls this on both). hassil reads a template the first time it tries it: one
+        sentence that tries them all does it (170 ms for English)."""
+        self._names_of(home)
+        for language in languages:
+            base = language.split("-", maxsplit=1)[0].lower()
+            intents = _intents(base)
+            if intents is not None and base not in _TRIED:
+                recognize_best(_PROBE, intents, slot_lists=self._slots, language=base)
+                _TRIED.add(base)
+
+    def _names_of(self, home: Home) -> None:
+        key = home.names_key
+        if key != self._slots_key:
+            self._slots, self._names, self._slots_key = _slot_lists(home), _names(home), key
+
     def recognize(
         self, text: str, language: str, home: Home, *, area_id: str | None = None
     ) -> Recognized | None:
         intents = _intents(language.split("-", maxsplit=1)[0].lower())
         if intents is None:
             return None
-        key = home.names_key
-        if key != self._slots_key:
-            self._slots, self._names, self._slots_key = _slot_lists(home), _names(home), key
+        self._names_of(home)
         recognized = self._strict(text, intents, language, home, area_id)
         if recognized is not None:
             return recognized
