@@ -21,6 +21,7 @@ from botpsy_agent.agent.core import AgentSettings
 from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.llm.context import AUTOMATIC
 from botpsy_agent.llm.engine import EngineSettings
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
@@ -264,7 +265,7 @@ class DemoStack:
         model = None
         if self.model.path is not None:
             model = EngineSettings(
-                self.model.path, context_length=16384, snapshot_dir=self.snapshot_dir
+                self.model.path, context_length=AUTOMATIC, snapshot_dir=self.snapshot_dir
             )
         self.app = App(
             RuntimeConfig(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 import logging
 from pathlib import Path
@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import aiohttp
 
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
+from botpsy_agent.agent.offer import exposed_ids, whole_listing
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.app.broker_acl import SHARE_DIR, BrokerAcl, find_broker_acl
 from botpsy_agent.app.health import HealthState
@@ -42,12 +43,24 @@ from botpsy_agent.ha.registries import HaUser
 from botpsy_agent.ha.selfcheck import self_check
 from botpsy_agent.ha.supervisor import SupervisorAccess, SupervisorClient
 from botpsy_agent.link.channel import IntegrationChannel
+from botpsy_agent.llm.backend import Engine
+from botpsy_agent.llm.context import (
+    AUTOMATIC,
+    ContextSize,
+    PromptMeasure,
+    available_memory,
+    choose_context,
+    log_choice,
+    measure_prompt,
+    prefix_of,
+    request_room,
+)
 from botpsy_agent.llm.engine import EngineError, EngineSettings, LlamaEngine
 from botpsy_agent.llm.planner import LlmPlanner
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
-from botpsy_agent.llm.worker import ModelWorker, model_stats
+from botpsy_agent.llm.worker import ModelWorker, ModelWorkerError, model_stats
 from botpsy_agent.mqtt.announce import AnnouncedModel
 from botpsy_agent.mqtt.service import MqttService
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
@@ -143,6 +156,12 @@ class App:
             grace_s=config.model_hang_grace_s,
         )
         self._problems: dict[str, str] = {}
+        self.context: ContextSize | None = None
+        """The local model's context, chosen as it loaded (`_load_engine`)."""
+        self._measure: PromptMeasure | None = None
+        self._context_check: asyncio.Task[None] | None = None
+        self._home_changed = False
+        """The listing changed while `_context_check` ran: it checks again."""
         self.agent: BotPsyAgent | None = None
         self.mqtt: MqttService | None = None
         self.integration: IntegrationChannel | None = None
@@ -290,6 +309,9 @@ class App:
         if self._acl_check is not None:
             self._tasks.append(self._acl_check)
             self._acl_check = None
+        if self._context_check is not None:
+            self._tasks.append(self._context_check)
+            self._context_check = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -359,7 +381,7 @@ class App:
         config = self.config
         settings = config.model
         self.worker = ModelWorker(
-            None if settings is None else (lambda: LlamaEngine(settings)),
+            None if settings is None else (lambda: self._load_engine(settings)),
             max_queue=config.model_queue,
             server=config.model_server,
             probe_interval_s=config.model_server_probe_s,
@@ -368,6 +390,21 @@ class App:
         return LlmPlanner(
             self.worker, timeout_s=config.model_timeout_s, thinking_budget=config.thinking_budget
         )
+
+    def _load_engine(self, settings: EngineSettings) -> LlamaEngine:
+        """On the worker's thread: the context sized for the prompt of the home as it is
+        now (the longest any principal can have), then the model loaded with it (D74)."""
+        home = self.index.home
+        measure = measure_prompt(settings.model_path, whole_listing(home))
+        size = choose_context(
+            measure,
+            request_room(self.config.thinking_budget),
+            option=settings.context_length,
+            memory_bytes=available_memory(),
+        )
+        log_choice(size, len(exposed_ids(home)))
+        self._measure, self.context = measure, size
+        return LlamaEngine(replace(settings, context_length=size.tokens))
 
     async def _model_ready(self) -> None:
         assert self.worker is not None
@@ -378,6 +415,7 @@ class App:
             self.health.update(model_loaded=False)
             self._problem("model", f"model failed: {err}")
             return
+        self._problem("context", None if self.context is None else self.context.problem)
         info = engine.info
         if self.agent is not None and isinstance(self.agent.planner, LlmPlanner):
             try:
@@ -412,9 +450,61 @@ class App:
             await asyncio.sleep(MODEL_SERVER_WATCH_S)
 
     def _listing_changed(self, *_: object) -> None:
-        """Names changed: warm the prompts of the people who used the agent recently."""
+        """Names changed: warm the prompts of the people who used the agent recently, and
+        see that the home's prompt still fits the model's context."""
         if self.agent is not None:
             self.agent.warm_recent(self.index.home, self.policies.policy, self.now())
+        if self.context is None:
+            return
+        self._home_changed = True
+        if self._context_check is None or self._context_check.done():
+            self._context_check = asyncio.create_task(
+                self._check_context(), name="botpsy-context-check"
+            )
+
+    async def _check_context(self) -> None:
+        """The home's prompt measured again after a change; when it has outgrown an
+        automatic context, the model is loaded again with one sized for it (the snapshots
+        are made again then: a home grows past its room rarely). An option's context that
+        no longer fits, or a cap reached, is said in the health detail (D74)."""
+        while self._home_changed:
+            self._home_changed = False
+            size, measure = self.context, self._measure
+            prefix = await self._home_prefix()
+            if size is None or measure is None or prefix is None or size.fits(prefix):
+                continue
+            grown = choose_context(
+                replace(measure, prefix_tokens=prefix),
+                size.room,
+                option=AUTOMATIC if size.automatic else size.tokens,
+                memory_bytes=available_memory(),
+            )
+            if size.automatic and grown.tokens > size.tokens:
+                await self._replace_worker(
+                    f"loading the model again with a context of {grown.tokens:,} tokens: the "
+                    f"home's prompt grew to {prefix:,} (the context had {size.tokens:,})",
+                    stop_timeout_s=30.0,
+                )
+                return
+            self._problem("context", grown.problem)
+
+    async def _home_prefix(self) -> int | None:
+        """The prefix of the whole home's listing in the local model's tokens, counted on
+        the worker's thread; None when no local model can count it now."""
+        worker = self.worker
+        local = None if worker is None else worker.local
+        if worker is None or local is None:
+            return None
+        listing = whole_listing(self.index.home)
+
+        def count(_engine: Engine, _cancel: object) -> int:
+            return prefix_of(local.template, local.tokenize, listing)  # whichever engine serves
+
+        try:
+            return await worker.run(count, self.config.model_timeout_s)
+        except ModelWorkerError as err:  # busy, warming up, reloading: the next change tells
+            _LOGGER.debug("The home's prompt was not measured again: %s", err)
+            return None
 
     async def _ha_unready(self) -> str | None:
         if not self.index.synced and self.client.connected:
