@@ -5,6 +5,7 @@ Usage: python -m bench [--only NAME ...]
        python -m bench --peer [ARGS]     HA's own LLM stack vs. BotPsy (bench/peer.py)
        python -m bench --speed [ARGS]    the model path's speed figures (bench/speed.py)
        python -m bench --turns [ARGS]    whole model-path turns, the eval's cases (bench/turns.py)
+       python -m bench --homes [ARGS]    homes of 250 and 1,000 entities (bench/homes.py)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bench import (
     fast_path,
     grounding,
     ha_index,
+    homes,
     llm_model,
     load,
     machine,
@@ -59,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         return speed.main(argv[1:])
     if argv[:1] == ["--turns"]:  # its own report: bench/results/turns-<model>-<date>.md
         return turns.main(argv[1:])
+    if argv[:1] == ["--homes"]:  # its own report: bench/results/homes-<model>-<date>.md
+        return homes.main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these")
     args = parser.parse_args(argv)

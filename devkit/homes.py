@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 import random
 
 from botpsy_agent.home.model import Area, Entity, EntityState, Floor, Home
@@ -277,7 +278,7 @@ REPEATED = ("Bedroom", "Bathroom", "Office", "Kids room", "Guest room", "Living 
 HOME_FLOORS = (
     Floor("basement", "Basement", -1),
     Floor("ground_floor", "Ground floor", 0),
-    Floor("first_floor", "First floor", 1, ("upstairs",)),
+    Floor("first_floor", "First floor", 1),
     Floor("second_floor", "Second floor", 2),
     Floor("attic", "Attic", 3, ("loft",)),
 )
@@ -289,7 +290,7 @@ WHOLE_HOUSE: Kit = (
     ("script", "night routine", None),
     ("script", "leaving home", None),
     ("scene", "welcome home", None),
-    ("switch", "guest mode", "switch"),
+    ("switch", "party mode", "switch"),
 )
 """Entities of no room."""
 ALIASES = {"TV": "telly", "ceiling light": "big light", "blinds": "shades", "door lock": "lock"}
@@ -299,11 +300,12 @@ def _slug(text: str) -> str:
     return "_".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())
 
 
-def realistic_home(n_entities: int, seed: int = 0) -> Home:
+def realistic_home(n_entities: int, seed: int = 0, *, taken: Iterable[str] = ()) -> Home:
     """A home of exactly `n_entities` as people name theirs: rooms on up to five floors
     (and outdoors), each with the devices a room of its kind has, named "<Room> <thing>"
     with ids as HA derives them from names, device classes, a few aliases; all exposed
-    to Assist. The same `n_entities` and `seed` give the same home."""
+    to Assist. A room whose area id is in `taken` (another home's, beside which this one
+    goes) is numbered on ("Kitchen 2"). The same arguments give the same home."""
     rng = random.Random(seed)  # noqa: S311 - reproducible test data, not secrets
     entities: list[Entity] = []
     for domain, thing, device_class in WHOLE_HOUSE[: max(0, n_entities // 50)]:
@@ -311,12 +313,16 @@ def realistic_home(n_entities: int, seed: int = 0) -> Home:
         entities.append(Entity(f"{domain}.{_slug(name)}", name, device_class=device_class))
     areas: list[Area] = []
     seen: dict[str, int] = {}
+    taken = set(taken)
     again = tuple(k for k in ROOM_KINDS if k[0] in REPEATED)
     kinds = iter(ROOM_KINDS + again * (1 + n_entities // 50))
     while len(entities) < n_entities:
         kind, floor_id, kit = next(kinds)
         seen[kind] = seen.get(kind, 0) + 1
         room = kind if seen[kind] == 1 else f"{kind} {seen[kind]}"
+        while _slug(room) in taken:
+            seen[kind] += 1
+            room = f"{kind} {seen[kind]}"
         area = Area(_slug(room), room, floor_id or None)
         areas.append(area)
         device = f"device_{len(areas)}"
