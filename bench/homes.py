@@ -39,6 +39,7 @@ import os
 from pathlib import Path
 import re
 import shutil
+import sys
 import tempfile
 import time
 from typing import Any
@@ -483,7 +484,11 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
 
     say(f"homes of {', '.join(map(str, args.sizes))} entities, model {label}")
     started = datetime.now(UTC).isoformat()
-    sizes = [await measure_size(size, model, args.per_category, say) for size in args.sizes]
+    if args.part is not None:  # one size, in this process (see `in_own_processes`)
+        (size,) = args.sizes
+        args.part.write_text(json.dumps(await measure_size(size, model, args.per_category, say)))
+        return {}
+    sizes = await in_own_processes(args)
     return {
         "model": label,
         "started": started,
@@ -491,6 +496,22 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         "per_category": args.per_category,
         "sizes": sizes,
     }
+
+
+async def in_own_processes(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Each size measured by a process of its own, one after the other: a process's peak
+    memory (and what its allocator keeps) would otherwise carry over to the next size."""
+    results = []
+    with tempfile.TemporaryDirectory(prefix="botpsy-homes-") as folder:
+        for size in args.sizes:
+            part = Path(folder) / f"{size}.json"
+            command = [sys.executable, "-m", "bench", "--homes", "--model", args.model]
+            command += ["--sizes", str(size), "--per-category", str(args.per_category)]
+            process = await asyncio.create_subprocess_exec(*command, "--part", str(part))
+            if await process.wait() != 0:
+                raise SystemExit(f"[bench] the {size}-entity home's run failed")
+            results.append(json.loads(part.read_text()))
+    return results
 
 
 def _row(label: str, values: list[Any]) -> str:
@@ -638,9 +659,12 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--per-category", type=int, default=1)
     parser.add_argument("--name", help="appended to the result file's name")
+    parser.add_argument("--part", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     stop_cleanly_on_sigterm()
     report = asyncio.run(measure(args))
+    if args.part is not None:
+        return 0
     short = re.sub(r"[^A-Za-z0-9._-]+", "-", report["model"].split(" ", 1)[0])
     stem = f"homes-{short}-{report['started'][:10]}" + (f"-{args.name}" if args.name else "")
     RESULTS.mkdir(exist_ok=True)

@@ -60,7 +60,14 @@ from botpsy_agent.llm.planner import LlmPlanner
 from botpsy_agent.llm.routing import PROBE_INTERVAL_S
 from botpsy_agent.llm.server import ServerSettings
 from botpsy_agent.llm.watchdog import GRACE_S, INTERVAL_S, WorkerWatchdog
-from botpsy_agent.llm.worker import ModelWorker, ModelWorkerError, model_stats
+from botpsy_agent.llm.worker import (
+    ModelBusy,
+    ModelTimeout,
+    ModelUnavailable,
+    ModelWarmingUp,
+    ModelWorker,
+    model_stats,
+)
 from botpsy_agent.mqtt.announce import AnnouncedModel
 from botpsy_agent.mqtt.service import MqttService
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
@@ -77,6 +84,8 @@ INDEX_LOAD_WAIT_S = 5.0
 EXECUTOR_SETTLE_S = 0.05
 RETIRED_JOIN_S = 5.0
 MODEL_SERVER_WATCH_S = 5.0
+CONTEXT_RETRY_S = 5.0
+"""How soon the home's prompt is measured again when the model was too busy to count it."""
 
 
 class StartupProblem(RuntimeError):
@@ -470,7 +479,13 @@ class App:
         while self._home_changed:
             self._home_changed = False
             size, measure = self.context, self._measure
-            prefix = await self._home_prefix()
+            try:
+                prefix = await self._home_prefix()
+            except (ModelBusy, ModelTimeout, ModelWarmingUp) as err:
+                _LOGGER.debug("The home's prompt is measured again later: %s", err)
+                self._home_changed = True  # a change must not go unmeasured
+                await asyncio.sleep(CONTEXT_RETRY_S)
+                continue
             if size is None or measure is None or prefix is None or size.fits(prefix):
                 continue
             grown = choose_context(
@@ -490,7 +505,8 @@ class App:
 
     async def _home_prefix(self) -> int | None:
         """The prefix of the whole home's listing in the local model's tokens, counted on
-        the worker's thread; None when no local model can count it now."""
+        the worker's thread; None when no local model can count it (none loaded, or it
+        stopped). A busy or warming model raises (`_check_context` asks again later)."""
         worker = self.worker
         local = None if worker is None else worker.local
         if worker is None or local is None:
@@ -502,7 +518,7 @@ class App:
 
         try:
             return await worker.run(count, self.config.model_timeout_s)
-        except ModelWorkerError as err:  # busy, warming up, reloading: the next change tells
+        except ModelUnavailable as err:  # stopped or reloading: the new model measures anew
             _LOGGER.debug("The home's prompt was not measured again: %s", err)
             return None
 
