@@ -363,6 +363,7 @@ async def cold_request(
         "first_answer_s": round(waited, 2),
         "path": answer.get("path"),
         "status": answer.get("status"),
+        "error": (answer.get("error") or {}).get("code"),
         "first_step_prompt_tokens": steps[0].get("prompt_tokens"),
         "first_step_prefix_source": steps[0].get("prefix_source"),
     }
@@ -628,6 +629,17 @@ def markdown(report: dict[str, Any]) -> str:
             [
                 f"{s['engine']['snapshots_in_memory']}, "
                 f"{fmt(s['engine']['snapshot_mb_in_memory'], ' MB', 1)}"
+                for s in sizes
+            ],
+        ),
+        _row(
+            "first answers, admin / child (status)",
+            [
+                " / ".join(
+                    f"{s['cold'][who]['status']}"
+                    + (f" {s['cold'][who]['error']}" if s["cold"][who].get("error") else "")
+                    for who in ("admin", "child")
+                )
                 for s in sizes
             ],
         ),
