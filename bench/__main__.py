@@ -7,6 +7,7 @@ Usage: python -m bench [--only NAME ...]
        python -m bench --turns [ARGS]    whole model-path turns, the eval's cases (bench/turns.py)
        python -m bench --fast-path [ARGS]  fast-path coverage and speed against HA's agent,
                                            en/ko/id (bench/fast_path_coverage.py)
+       python -m bench --homes [ARGS]    homes of 250 and 1,000 entities (bench/homes.py)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from bench import (
     fast_path_coverage,
     grounding,
     ha_index,
+    homes,
     llm_model,
     load,
     machine,
@@ -54,16 +56,16 @@ BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--server"]:  # its own report: bench/results/server-<date>.md
-        return server.main(argv[1:])
-    if argv[:1] == ["--peer"]:  # its own report: bench/results/peer-<date>.md
-        return peer.main(argv[1:])
-    if argv[:1] == ["--speed"]:  # its own report: bench/results/speed-<model>-<date>.md
-        return speed.main(argv[1:])
-    if argv[:1] == ["--turns"]:  # its own report: bench/results/turns-<model>-<date>.md
-        return turns.main(argv[1:])
-    if argv[:1] == ["--fast-path"]:  # its own report: bench/results/fast-path-<date>.md
-        return fast_path_coverage.main(argv[1:])
+    own_reports = {  # each writes its own report under bench/results/
+        "--server": server.main,
+        "--peer": peer.main,
+        "--speed": speed.main,
+        "--turns": turns.main,
+        "--fast-path": fast_path_coverage.main,
+        "--homes": homes.main,
+    }
+    if argv[:1] and argv[0] in own_reports:
+        return own_reports[argv[0]](argv[1:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these")
     args = parser.parse_args(argv)

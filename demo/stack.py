@@ -4,7 +4,7 @@ every slow step: Mosquitto, a Home Assistant process with the demo home, the Bot
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 import contextlib
 from dataclasses import dataclass
 import logging
@@ -21,6 +21,7 @@ from botpsy_agent.agent.core import AgentSettings
 from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App, RuntimeConfig
 from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.llm.context import AUTOMATIC
 from botpsy_agent.llm.llama_cpp import EngineSettings
 from botpsy_agent.llm.llama_server import ServerSettings
 from botpsy_agent.mqtt.settings import ApiSettings, BrokerSettings
@@ -80,6 +81,8 @@ class DemoStack:
         ha_pythonpath: Path | None = None,
         extra_config: str = "",
         model_fetch: ModelFetch | None = None,
+        prepare_home: Callable[[DemoStack], Awaitable[None]] | None = None,
+        policy: str | None = None,
     ) -> None:
         self.model = model
         self.progress = progress
@@ -92,6 +95,11 @@ class DemoStack:
         """YAML appended to HA's configuration.yaml (the peer bench's assist_pipeline)."""
         self.model_fetch = model_fetch
         """Set for a first start: the app downloads `model.path` after it has connected."""
+        self.prepare_home = prepare_home
+        """Run once HA is set up, before the app starts (the homes bench arranges a large
+        home there, so the app starts with it as it would in that home)."""
+        self.policy = policy
+        """The policy's text, `{admin_id}` and `{child_id}` to fill in; None: the demo's."""
         self._model_report: asyncio.Task[None] | None = None
         self.broker = MosquittoBroker(workdir=run_dir / "mosquitto")
         self.ha_port = free_port()
@@ -137,6 +145,8 @@ class DemoStack:
         self.accounts = await set_up_home(
             self.ha_url, token, owner, (self.broker.host, self.broker.port)
         )
+        if self.prepare_home is not None:
+            await self.prepare_home(self)
         await self._start_app()
         await self._add_integration()
         self.progress(f"ready in {time.monotonic() - started:.0f} s")
@@ -257,14 +267,14 @@ class DemoStack:
         (data / "integration_secrets").write_text(self.secret + "\n")
         policy = self.run_dir / "policy.yaml"
         policy.write_text(
-            POLICY_TEMPLATE.read_text().format(
+            (self.policy or POLICY_TEMPLATE.read_text()).format(
                 admin_id=self.accounts.admin_id, child_id=self.accounts.child_id
             )
         )
         model = None
         if self.model.path is not None:
             model = EngineSettings(
-                self.model.path, context_length=16384, snapshot_dir=self.snapshot_dir
+                self.model.path, context_length=AUTOMATIC, snapshot_dir=self.snapshot_dir
             )
         self.app = App(
             RuntimeConfig(

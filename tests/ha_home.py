@@ -44,6 +44,8 @@ from homeassistant.util import slugify
 from homeassistant.util.yaml import parse_yaml
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from botpsy_agent.home.model import Home
+
 DEMO_PLATFORMS = [
     Platform.LIGHT,
     Platform.SWITCH,
@@ -326,3 +328,47 @@ async def setup_test_home(hass: HomeAssistant) -> HaHome:
         phones=phones,
         entity_ids=tuple(sorted(hass.states.async_entity_ids())),
     )
+
+
+def add_generated_home(hass: HomeAssistant, home: Home) -> list[str]:
+    """Put a generated home (`devkit.homes.realistic_home`) into this HA beside what is
+    there: its floors and areas (those of the same id already there are kept), its
+    entities in HA's entity registry with their names, rooms, device classes and aliases,
+    a state each, every one exposed to Assist; an id HA has already (the test home's
+    `cover.garage_door`) is left as it is. The entities stand for devices no integration
+    serves (HA ignores a call to them); the listing the app builds from them is what it
+    would build for such a home. Returns the ids added."""
+    floors = fr.async_get(hass)
+    for floor in home.floors.values():
+        if floors.async_get_floor(floor.floor_id) is None:
+            made = floors.async_create(floor.name, level=floor.level, aliases=set(floor.aliases))
+            assert made.floor_id == floor.floor_id, made
+    areas = ar.async_get(hass)
+    for area in home.areas.values():
+        if areas.async_get_area(area.area_id) is None:
+            made_area = areas.async_create(area.name, floor_id=area.floor_id)
+            assert made_area.id == area.area_id, made_area
+    entities = er.async_get(hass)
+    added = []
+    for entity in home.entities.values():
+        if hass.states.get(entity.entity_id) is not None:
+            continue
+        domain, object_id = entity.entity_id.split(".", 1)
+        entry = entities.async_get_or_create(
+            domain,
+            "botpsy_generated",
+            entity.entity_id,
+            suggested_object_id=object_id,
+            original_name=entity.name,
+            original_device_class=entity.device_class,
+        )
+        assert entry.entity_id == entity.entity_id, entry.entity_id
+        entities.async_update_entity(
+            entry.entity_id,
+            area_id=entity.area_id,
+            aliases=[er.COMPUTED_NAME, *entity.aliases],
+        )
+        hass.states.async_set(entry.entity_id, "off", {"friendly_name": entity.name})
+        async_expose_entity(hass, "conversation", entry.entity_id, True)
+        added.append(entry.entity_id)
+    return added

@@ -38,7 +38,7 @@ def test_the_defaults_are_valid_and_mean_what_the_docs_say() -> None:
     settings = parse_options(options())
     assert settings.model.choice is ModelChoice.Q8_0
     assert settings.model.threads is None  # auto
-    assert settings.model.context_length == 8192
+    assert settings.model.context_length == 0  # automatic: sized from the prompt (D74)
     assert settings.languages == ("en", "ko", "id")
     assert settings.policy_file == Path("/config/policy.yaml")
     assert settings.models_dir == Path("/config/models")
@@ -111,12 +111,13 @@ def test_an_own_login_on_the_provided_broker() -> None:
     [
         (
             options(context_length=100),
-            "options.json: context_length: must be between 512 and 32768, got 100",
+            "options.json: context_length: must be 0 (automatic) or between 512 and 131072, "
+            "got 100",
         ),
         (
             options(context_length="4096"),
-            "options.json: context_length: must be a whole number between 512 and 32768, "
-            "got '4096'",
+            "options.json: context_length: must be a whole number: 0 (automatic) or between "
+            "512 and 131072, got '4096'",
         ),
         (
             options(model="Q5_K_S"),

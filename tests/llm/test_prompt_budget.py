@@ -14,6 +14,7 @@ import pytest
 
 from botpsy_agent.agent.offer import build_offer
 from botpsy_agent.home.model import Home
+from botpsy_agent.llm.context import MIN_CONTEXT, request_room
 from botpsy_agent.llm.prompt import build_prefix, prefix_tokens
 from botpsy_agent.llm.template import ChatTemplate
 from botpsy_agent.policy import Principal, parse_policy, scope
@@ -68,9 +69,6 @@ def test_each_added_entity_costs_at_most_twelve_tokens(qwen: QwenTokens) -> None
     assert 0 < per_entity <= PER_ENTITY_BUDGET
 
 
-def test_a_250_entity_home_fits_the_default_context(qwen: QwenTokens) -> None:
-    from botpsy_agent.app.config import DEFAULT_OPTIONS
-
+def test_a_250_entity_home_fits_the_smallest_automatic_context(qwen: QwenTokens) -> None:
     _, whole = qwen.prefix(generated_home(250))
-    room_for_a_request = 1024  # a request, a few steps and the answer's tokens
-    assert whole + room_for_a_request <= DEFAULT_OPTIONS["context_length"]
+    assert whole + request_room() <= MIN_CONTEXT  # a request, a few steps, the answer

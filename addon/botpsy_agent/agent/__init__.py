@@ -10,10 +10,18 @@ from botpsy_agent import lazy_face
 
 if TYPE_CHECKING:
     from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
+    from botpsy_agent.agent.offer import exposed_ids, whole_listing
     from botpsy_agent.agent.speech import Phrasebook
 
-__all__ = ["AgentSettings", "BotPsyAgent", "Phrasebook"]
+__all__ = ["AgentSettings", "BotPsyAgent", "Phrasebook", "exposed_ids", "whole_listing"]
 
 __getattr__ = lazy_face(
-    __name__, {"AgentSettings": "core", "BotPsyAgent": "core", "Phrasebook": "speech"}
+    __name__,
+    {
+        "AgentSettings": "core",
+        "BotPsyAgent": "core",
+        "Phrasebook": "speech",
+        "exposed_ids": "offer",
+        "whole_listing": "offer",
+    },
 )

@@ -44,6 +44,17 @@ def build_offer(scope: Scope, home: Home) -> Offer:
     return Offer(tuple(schemas), render_listing(home, entity_ids), entity_ids)
 
 
+def exposed_ids(home: Home) -> frozenset[str]:
+    """Every entity exposed to Assist: the most any principal's listing can hold."""
+    return frozenset(e for e, entity in home.entities.items() if entity.exposed)
+
+
+def whole_listing(home: Home) -> str:
+    """The listing of a principal offered everything exposed: no principal's is longer, so
+    the model's context is sized for it (D74)."""
+    return render_listing(home, exposed_ids(home))
+
+
 def _narrow(schema: dict[str, Any], allowed: list[str], home: Home) -> bool:
     """Put the allowed ids into the schema as enums; False if the tool is left with none."""
     properties: dict[str, Any] = schema["parameters"]["properties"]

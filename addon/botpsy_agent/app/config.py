@@ -3,7 +3,7 @@
 The Supervisor writes `options.json` from the options the user saved in the app's
 Configuration tab (`addon/config.yaml` declares them). Its own schema check is coarse, so
 everything is checked again here, and every problem is reported as one line naming the
-option, e.g. `options.json: context_length: must be between 512 and 32768, got 100`.
+option, e.g. `options.json: thinking_budget: must be between 0 and 8192, got 9000`.
 A handwritten `options.json` (development, `docker run`) may leave options out; they take
 the defaults below, which are the same as `config.yaml`'s (a test keeps them equal).
 
@@ -44,7 +44,7 @@ READABLE_ROOTS: Final = ("/config", "/share", "/data", "/media")
 DEFAULT_OPTIONS: Final[Mapping[str, Any]] = {
     "model": "Q8_0",
     "threads": "auto",
-    "context_length": 8192,
+    "context_length": 0,
     "thinking_budget": 0,
     "snapshot_disk_mb": 256,
     "languages": ["en", "ko", "id"],
@@ -349,7 +349,7 @@ class _Reader:
             mirror=self.optional("model_mirror", _https_url),
             offline=self.get("offline", _bool),
             threads=self.get("threads", _threads),
-            context_length=self.get("context_length", _int_between(512, 32768)),
+            context_length=self.get("context_length", _context_length),
             thinking_budget=self.get("thinking_budget", _int_between(0, 8192)),
             snapshot_disk_mb=self.get("snapshot_disk_mb", _int_between(0, 4096)),
         )
@@ -503,6 +503,17 @@ def _threads(value: object) -> int | None:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 64:
         raise _Invalid(f"must be auto or a number of threads from 1 to 64, got {_kind(value)}")
+    return value
+
+
+def _context_length(value: object) -> int:
+    """0 (automatic: sized from the prompt, `llm/context.py`) or a number of tokens."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Invalid(
+            f"must be a whole number: 0 (automatic) or between 512 and 131072, got {_kind(value)}"
+        )
+    if value != 0 and not 512 <= value <= 131072:
+        raise _Invalid(f"must be 0 (automatic) or between 512 and 131072, got {value}")
     return value
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 import gc
 import logging
@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import aiohttp
 
 from botpsy_agent import __version__
-from botpsy_agent.agent import AgentSettings, BotPsyAgent, Phrasebook
+from botpsy_agent.agent import AgentSettings, BotPsyAgent, Phrasebook, exposed_ids, whole_listing
 from botpsy_agent.agent.protocol import AgentCode
 from botpsy_agent.app.broker_acl import SHARE_DIR, BrokerAcl, find_broker_acl
 from botpsy_agent.app.health import HealthState, check_health
@@ -51,17 +51,31 @@ from botpsy_agent.ha import (
 )
 from botpsy_agent.link import IntegrationChannel
 from botpsy_agent.llm import (
+    AUTOMATIC,
     HANG_GRACE_S,
     SERVER_PROBE_INTERVAL_S,
     WATCHDOG_INTERVAL_S,
+    ContextSize,
+    Engine,
     EngineError,
     EngineSettings,
     LlamaEngine,
     LlmPlanner,
+    ModelBusy,
+    ModelTimeout,
+    ModelUnavailable,
+    ModelWarmingUp,
     ModelWorker,
+    PromptMeasure,
     ServerSettings,
     WorkerWatchdog,
+    available_memory,
+    choose_context,
+    log_choice,
+    measure_prompt,
     model_stats,
+    prefix_of,
+    request_room,
 )
 from botpsy_agent.mqtt import AnnouncedModel, ApiSettings, BrokerSettings, MqttService, SecretFile
 from botpsy_agent.policy import (
@@ -81,6 +95,8 @@ INDEX_LOAD_WAIT_S = 5.0
 EXECUTOR_SETTLE_S = 0.05
 RETIRED_JOIN_S = 5.0
 MODEL_SERVER_WATCH_S = 5.0
+CONTEXT_RETRY_S = 5.0
+"""How soon the home's prompt is measured again when the model was too busy to count it."""
 
 
 class StartupProblem(RuntimeError):
@@ -164,6 +180,12 @@ class App:
             grace_s=config.model_hang_grace_s,
         )
         self._problems: dict[str, str] = {}
+        self.context: ContextSize | None = None
+        """The local model's context, chosen as it loaded (`_load_engine`)."""
+        self._measure: PromptMeasure | None = None
+        self._context_check: asyncio.Task[None] | None = None
+        self._home_changed = False
+        """The listing changed while `_context_check` ran: it checks again."""
         self.agent: BotPsyAgent | None = None
         self.mqtt: MqttService | None = None
         self.integration: IntegrationChannel | None = None
@@ -370,6 +392,9 @@ class App:
         if self._acl_check is not None:
             self._tasks.append(self._acl_check)
             self._acl_check = None
+        if self._context_check is not None:
+            self._tasks.append(self._context_check)
+            self._context_check = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -439,7 +464,7 @@ class App:
         config = self.config
         settings = config.model
         self.worker = ModelWorker(
-            None if settings is None else (lambda: LlamaEngine(settings)),
+            None if settings is None else (lambda: self._load_engine(settings)),
             max_queue=config.model_queue,
             server=config.model_server,
             probe_interval_s=config.model_server_probe_s,
@@ -448,6 +473,21 @@ class App:
         return LlmPlanner(
             self.worker, timeout_s=config.model_timeout_s, thinking_budget=config.thinking_budget
         )
+
+    def _load_engine(self, settings: EngineSettings) -> LlamaEngine:
+        """On the worker's thread: the context sized for the prompt of the home as it is
+        now (the longest any principal can have), then the model loaded with it (D74)."""
+        home = self.index.home
+        measure = measure_prompt(settings.model_path, whole_listing(home))
+        size = choose_context(
+            measure,
+            request_room(self.config.thinking_budget),
+            option=settings.context_length,
+            memory_bytes=available_memory(),
+        )
+        log_choice(size, len(exposed_ids(home)))
+        self._measure, self.context = measure, size
+        return LlamaEngine(replace(settings, context_length=size.tokens))
 
     async def _model_ready(self) -> None:
         assert self.worker is not None
@@ -458,6 +498,7 @@ class App:
             self.health.update(model_loaded=False)
             self._problem("model", f"model failed: {err}")
             return
+        self._problem("context", None if self.context is None else self.context.problem)
         info = engine.info
         if self.agent is not None and isinstance(self.agent.planner, LlmPlanner):
             try:
@@ -492,11 +533,70 @@ class App:
             await asyncio.sleep(MODEL_SERVER_WATCH_S)
 
     def _listing_changed(self, *_: object) -> None:
-        """Names changed: build the fast path's name lists, and warm the prompts of the
-        people who used the agent recently."""
+        """Names changed: build the fast path's name lists, warm the prompts of the people
+        who used the agent recently, and see that the home's prompt still fits the model's
+        context."""
         if self.agent is not None:
             self.agent.warm_fast_path(self.index.home)
             self.agent.warm_recent(self.index.home, self.policies.policy, self.now())
+        if self.context is None:
+            return
+        self._home_changed = True
+        if self._context_check is None or self._context_check.done():
+            self._context_check = asyncio.create_task(
+                self._check_context(), name="botpsy-context-check"
+            )
+
+    async def _check_context(self) -> None:
+        """The home's prompt measured again after a change; when it has outgrown an
+        automatic context, the model is loaded again with one sized for it (the snapshots
+        are made again then: a home grows past its room rarely). An option's context that
+        no longer fits, or a cap reached, is said in the health detail (D74)."""
+        while self._home_changed:
+            self._home_changed = False
+            size, measure = self.context, self._measure
+            try:
+                prefix = await self._home_prefix()
+            except (ModelBusy, ModelTimeout, ModelWarmingUp) as err:
+                _LOGGER.debug("The home's prompt is measured again later: %s", err)
+                self._home_changed = True  # a change must not go unmeasured
+                await asyncio.sleep(CONTEXT_RETRY_S)
+                continue
+            if size is None or measure is None or prefix is None or size.fits(prefix):
+                continue
+            grown = choose_context(
+                replace(measure, prefix_tokens=prefix),
+                size.room,
+                option=AUTOMATIC if size.automatic else size.tokens,
+                memory_bytes=available_memory(),
+            )
+            if size.automatic and grown.tokens > size.tokens:
+                await self._replace_worker(
+                    f"loading the model again with a context of {grown.tokens:,} tokens: the "
+                    f"home's prompt grew to {prefix:,} (the context had {size.tokens:,})",
+                    stop_timeout_s=30.0,
+                )
+                return
+            self._problem("context", grown.problem)
+
+    async def _home_prefix(self) -> int | None:
+        """The prefix of the whole home's listing in the local model's tokens, counted on
+        the worker's thread; None when no local model can count it (none loaded, or it
+        stopped). A busy or warming model raises (`_check_context` asks again later)."""
+        worker = self.worker
+        local = None if worker is None else worker.local
+        if worker is None or local is None:
+            return None
+        listing = whole_listing(self.index.home)
+
+        def count(_engine: Engine, _cancel: object) -> int:
+            return prefix_of(local.template, local.tokenize, listing)  # whichever engine serves
+
+        try:
+            return await worker.run(count, self.config.model_timeout_s)
+        except ModelUnavailable as err:  # stopped or reloading: the new model measures anew
+            _LOGGER.debug("The home's prompt was not measured again: %s", err)
+            return None
 
     async def _ha_unready(self) -> AgentCode | None:
         if not self.index.synced and self.client.connected:

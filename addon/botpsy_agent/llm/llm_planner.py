@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from botpsy_agent.llm.conformance import outside_grammar
+from botpsy_agent.llm.context import ANSWER_TOKENS, REQUEST_ROOM
 from botpsy_agent.llm.engine import Completion, Engine, PromptTooLong
 from botpsy_agent.llm.grammar import MAX_CALLS_PER_TURN, Grammar, Mode, build_grammar
 from botpsy_agent.llm.parse import RawCall, parse_output
@@ -38,8 +39,6 @@ from tool_schemas.catalog import TOOLS, tool_json_schema
 
 _LOGGER = logging.getLogger(__name__)
 _SECURITY = logging.getLogger("botpsy_agent.security")
-REQUEST_ROOM = 512
-"""Context a request needs beyond the prefix (its words, a few steps), besides max_tokens."""
 
 
 class LlmPlanner:
@@ -49,7 +48,7 @@ class LlmPlanner:
         self,
         worker: ModelWorker,
         *,
-        max_tokens: int = 256,
+        max_tokens: int = ANSWER_TOKENS,
         timeout_s: float = 60.0,
         thinking_budget: int = 0,
     ) -> None:
@@ -129,7 +128,8 @@ class LlmPlanner:
         if needed > context:
             _LOGGER.warning(
                 "The prompt prefix is %d tokens: with room for a request it needs a context "
-                "of %d, but context_length is %d; raise it in the app's options",
+                "of %d, but context_length is %d; raise it in the app's options (0: sized "
+                "from the prompt)",
                 prefix.prefix_length,
                 needed,
                 context,
