@@ -419,3 +419,17 @@ def test_a_later_step_is_not_offered_the_targets_already_done() -> None:
     assert "turn_on" in later
     cover = later.get("control_cover")
     assert cover is None or "cover.living_room_blinds" not in _enum(cover, "entity_id")
+
+
+def test_a_settled_message_leaves_no_room_for_no_tool_fits() -> None:
+    # One recipient named and the words to send found: a tool fits.
+    tools = _narrowed("tell Anna dinner is ready")
+    assert "send_message" in tools and "no_tool_fits" not in tools
+    # No words to send: the model may still say nothing fits.
+    assert "no_tool_fits" in _narrowed("tell Anna")
+
+
+def test_ticking_off_everything_is_no_item_to_add() -> None:
+    tools = _narrowed("I bought everything on the shopping list")
+    assert "complete_todo_item" in tools and "add_todo_item" not in tools
+    assert "add_todo_item" in _narrowed("add oat milk to the shopping list")

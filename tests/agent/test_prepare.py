@@ -60,3 +60,10 @@ def test_a_listing_is_needed_only_beside_a_change_to_an_event() -> None:
     assert needs_listing([{"name": "list_events"}, {"name": "delete_event"}])
     assert not needs_listing([{"name": "list_events"}, {"name": "create_event"}])
     assert not needs_listing([{"name": "delete_event"}])
+
+
+def test_a_move_by_what_was_said_asks_nothing_and_may_not_say_nothing_fits() -> None:
+    words = Request("push the piano lesson back by an hour", "en")
+    schemas = (_update(), {"name": "ask_user"}, {"name": "no_tool_fits"})
+    names = [s["name"] for s in for_events(schemas, [PIANO], words, said_values(words, NOW))]  # type: ignore[arg-type]
+    assert names == ["update_event"]

@@ -44,7 +44,15 @@ from botpsy_agent.agent.narrow_values import values_only
 from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, enum_of, properties
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
-from botpsy_agent.words import KINDS, REFERRING, SaidValues, grounding, message_body, said_values
+from botpsy_agent.words import (
+    KINDS,
+    REFERRING,
+    SaidValues,
+    grounding,
+    list_item,
+    message_body,
+    said_values,
+)
 from tool_schemas.base import Access
 
 CONTENT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -88,7 +96,7 @@ def narrowed_schemas(
         kinds=kinds,
         last_settings=last_settings,
     )
-    left_out = set(_reads_left_out(words)) | _less_fitting(chosen)
+    left_out = set(_reads_left_out(words)) | _less_fitting(chosen) | _no_item_to_add(chosen, words)
     offered = frozenset(chosen) - left_out
     if kinds is not None:  # the request names kinds of action: reads only where needed
         left_out |= _reads_not_needed(offer, offered, words)
@@ -104,7 +112,8 @@ def narrowed_schemas(
             if (asking := asking_only(schema, asked)) is not None:
                 narrowed.append(_bounded(asking))
         elif name == "no_tool_fits":
-            narrowed.append(without_reason(schema))
+            if not _message_settled(chosen, left_out, words, home):
+                narrowed.append(without_reason(schema))
         else:  # a read: "is the living room tv on" reads the TV, not the lamp
             narrowed.append(_bounded(_named_only(schema, named)))
     result = tuple(narrowed)
@@ -159,6 +168,30 @@ def _less_fitting(chosen: Mapping[str, _Action]) -> set[str]:
     if not any(a.names_target for a in chosen.values()):
         return set()
     return {name for name, a in chosen.items() if a.names_target is False}
+
+
+def _message_settled(
+    chosen: Mapping[str, _Action], left_out: set[str], words: grounding.Request, home: Home
+) -> bool:
+    """Does the request settle a message by itself: one recipient named and the words to
+    send found by code? Then a tool fits, whatever the model thinks: the real 0.5B said
+    "no function does this" to "tell Anna I'm home" (dev: child-messages-anna)."""
+    action = chosen.get("send_message")
+    if action is None or "send_message" in left_out:
+        return False
+    recipients = enum_of(properties(action.schema).get("recipient")) or []
+    if len(recipients) != 1 or not action.names_target:
+        return False
+    return message_body(words.text, recipient_names(home, recipients)) is not None
+
+
+def _no_item_to_add(chosen: Mapping[str, _Action], words: grounding.Request) -> set[str]:
+    """Adding to a list gives way to ticking off when the request names both and says no
+    item to add: "I bought everything on the shopping list" named the list, an adding
+    word, and the 0.5B added "List the shopping list" (dev: recover-list-then-complete)."""
+    if {"add_todo_item", "complete_todo_item"} <= set(chosen) and list_item(words.text) is None:
+        return {"add_todo_item"}
+    return set()
 
 
 def _names_any(schema: dict[str, Any], named: frozenset[str]) -> bool | None:

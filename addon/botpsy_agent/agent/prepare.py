@@ -128,10 +128,13 @@ def for_events(
     if not events:
         return schemas
     offers_change = any(s["name"] in UID_TOOLS for s in schemas)
+    moved = len(events) == 1 and _moved_start(events[0], words, values) is not None
     out = []
     for schema in schemas:
         if schema["name"] == "no_tool_fits" and offers_change:
             continue  # the change asked for, of the event named, is on offer: it fits
+        if schema["name"] == "ask_user" and moved:
+            continue  # "push it back an hour": its new time is known, nothing to ask
         if schema["name"] not in UID_TOOLS or "uid" not in properties(schema):
             out.append(schema)
             continue

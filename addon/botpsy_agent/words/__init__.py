@@ -5,7 +5,12 @@ model-proposed call. Pure: imports only `home`, no I/O beyond reading its senten
 
 from botpsy_agent.words import grounding
 from botpsy_agent.words.checks import CallProblem, Quantity, check_call, corrected_call
-from botpsy_agent.words.content import message_body, separate_items, with_request_content
+from botpsy_agent.words.content import (
+    list_item,
+    message_body,
+    separate_items,
+    with_request_content,
+)
 from botpsy_agent.words.grounding import PREPARED_BY, Request
 from botpsy_agent.words.grounding_words import KINDS, REFERRING
 from botpsy_agent.words.recognizer import FastPath, StateQuestion
@@ -39,6 +44,7 @@ __all__ = [
     "corrected_call",
     "find_spoken_times",
     "grounding",
+    "list_item",
     "message_body",
     "said_values",
     "say_clock",
