@@ -96,7 +96,9 @@ def narrowed_schemas(
         kinds=kinds,
         last_settings=last_settings,
     )
-    left_out = set(_reads_left_out(words)) | _less_fitting(chosen) | _no_item_to_add(chosen, words)
+    left_out = set(_reads_left_out(words)) | _less_fitting(chosen)
+    if kinds is not None:
+        left_out |= _no_item_to_add(chosen, words)
     offered = frozenset(chosen) - left_out
     if kinds is not None:  # the request names kinds of action: reads only where needed
         left_out |= _reads_not_needed(offer, offered, words)
