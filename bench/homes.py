@@ -5,7 +5,7 @@ a room of its kind has, named as people name them, HA's ids) goes beside the dem
 real HA: template entities and a few YAML platforms, placed in their rooms and exposed to
 Assist through HA's registries before the app starts, so that the app sees exactly that many
 entities exposed. The demo stack's app then runs with the real model and the options'
-defaults: it sizes its context from the prompt it builds (D74) and says so at start.
+defaults: it sizes its context from the prompt it builds (D79) and says so at start.
 
 Measured, per size:
 
@@ -538,7 +538,7 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         "Each home: a generated home (devkit/homes.realistic_home) beside the demo home in a "
         "real HA, exactly that many entities exposed to Assist, the demo stack's app with the "
-        "real model and the options' defaults (the context sized from the prompt, D74). "
+        "real model and the options' defaults (the context sized from the prompt, D79). "
         f"Machine: {host['cpu_model']}, {host['logical_cpus']} logical CPUs, "
         f"{host['memory_gib']} GiB. Warm whole turns: the dev set's model-path cases "
         f"({report['per_category']} per category) as `--turns` times them.",

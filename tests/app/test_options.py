@@ -38,7 +38,7 @@ def test_the_defaults_are_valid_and_mean_what_the_docs_say() -> None:
     settings = parse_options(options())
     assert settings.model.choice is ModelChoice.Q8_0
     assert settings.model.threads is None  # auto
-    assert settings.model.context_length == 0  # automatic: sized from the prompt (D74)
+    assert settings.model.context_length == 0  # automatic: sized from the prompt (D79)
     assert settings.languages == ("en", "ko", "id")
     assert settings.policy_file == Path("/config/policy.yaml")
     assert settings.models_dir == Path("/config/models")

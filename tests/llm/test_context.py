@@ -1,4 +1,4 @@
-"""The context chosen from the prompt (D74): counted with the model's own tokenizer before it
+"""The context chosen from the prompt (D79): counted with the model's own tokenizer before it
 loads (real llama.cpp, the tiny GGUFs), and the rule that turns the count into a size."""
 
 from __future__ import annotations

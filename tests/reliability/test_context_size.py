@@ -1,4 +1,4 @@
-"""The app sizes the model's context from the prompt it builds (D74), on the whole app: a real
+"""The app sizes the model's context from the prompt it builds (D79), on the whole app: a real
 HA test home with a generated home of 1,000 entities beside it, the real broker, real
 llama.cpp with the tiny GGUF, the options' defaults. The tiny model's words are random:
 these tests look at what was chosen, what was said, and that requests are answered."""

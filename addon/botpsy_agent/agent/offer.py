@@ -51,7 +51,7 @@ def exposed_ids(home: Home) -> frozenset[str]:
 
 def whole_listing(home: Home) -> str:
     """The listing of a principal offered everything exposed: no principal's is longer, so
-    the model's context is sized for it (D74)."""
+    the model's context is sized for it (D79)."""
     return render_listing(home, exposed_ids(home))
 
 

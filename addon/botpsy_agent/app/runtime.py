@@ -476,7 +476,7 @@ class App:
 
     def _load_engine(self, settings: EngineSettings) -> LlamaEngine:
         """On the worker's thread: the context sized for the prompt of the home as it is
-        now (the longest any principal can have), then the model loaded with it (D74)."""
+        now (the longest any principal can have), then the model loaded with it (D79)."""
         home = self.index.home
         measure = measure_prompt(settings.model_path, whole_listing(home))
         size = choose_context(
@@ -551,7 +551,7 @@ class App:
         """The home's prompt measured again after a change; when it has outgrown an
         automatic context, the model is loaded again with one sized for it (the snapshots
         are made again then: a home grows past its room rarely). An option's context that
-        no longer fits, or a cap reached, is said in the health detail (D74)."""
+        no longer fits, or a cap reached, is said in the health detail (D79)."""
         while self._home_changed:
             self._home_changed = False
             size, measure = self.context, self._measure

@@ -5,7 +5,7 @@ context then), from the longest prompt prefix any principal can have: the shared
 prompt and tools, then the listing of every entity exposed to Assist (a principal's listing
 is a part of it). To that come a request's room (its words, a few steps, the answer's
 tokens) and room for the home to grow, rounded up; never less than `MIN_CONTEXT`, never
-more than the model was trained for, nor than memory allows (D74).
+more than the model was trained for, nor than memory allows (D79).
 
 A `context_length` option other than 0 is the user's choice and wins; a choice too small
 for the home is said at start, with the size that would fit.
