@@ -41,6 +41,7 @@ from typing import Any
 
 from botpsy_agent.agent.narrow_moves import Asked, asking_only, recipient_names, without_reason
 from botpsy_agent.agent.narrow_values import values_only
+from botpsy_agent.agent.prepare import listed_events
 from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, enum_of, properties
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
@@ -357,19 +358,4 @@ def without_targets_done(
 
 def listed_uids(feedback: Any) -> frozenset[str]:
     """The uids of the events in a step's result (a listing's `events`)."""
-    found: set[str] = set()
-    stack = [feedback]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            events = item.get("events")
-            if isinstance(events, list):
-                found.update(
-                    e["uid"]
-                    for e in events
-                    if isinstance(e, dict) and isinstance(e.get("uid"), str)
-                )
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return frozenset(found)
+    return frozenset(e.uid for e in listed_events(feedback))

@@ -17,7 +17,7 @@ import re
 from botpsy_agent.words import negation
 from botpsy_agent.words.checks import SMALL_WORDS, Quantity, said_directions
 from botpsy_agent.words.grounding import Request
-from botpsy_agent.words.spoken_time import find_spoken_times
+from botpsy_agent.words.spoken_time import EN_NUMBERS, find_spoken_times
 from tool_schemas.devices import ColorName
 
 STEP_QUANTITY: Mapping[str, Quantity] = {
@@ -55,19 +55,7 @@ _TO: Mapping[str, tuple[str, ...]] = {"en": ("to", "at"), "id": ("ke", "jadi", "
 """Words that make a number a level."""
 NUMBER_WORDS: Mapping[str, Mapping[str, int]] = {
     "en": {
-        "one": 1,
-        "two": 2,
-        "three": 3,
-        "four": 4,
-        "five": 5,
-        "six": 6,
-        "seven": 7,
-        "eight": 8,
-        "nine": 9,
-        "ten": 10,
-        "twenty": 20,
-        "thirty": 30,
-        "forty": 40,
+        **EN_NUMBERS,
         "fifty": 50,
         "sixty": 60,
         "seventy": 70,
@@ -234,30 +222,16 @@ ALL_DAY: Mapping[str, tuple[str, ...]] = {
     "ko": ("하루 종일", "종일"),
     "id": ("seharian", "sepanjang hari", "sehari penuh"),
 }
+_COUNTS = "|".join(sorted(EN_NUMBERS, key=len, reverse=True))
 _LENGTH = re.compile(
-    r"(?<![\w:])(\d+(?:[.,]\d+)?|an?|one|two|three|four|five|six|ten|fifteen|twenty|thirty|"
-    r"forty-five|ninety|half an?|an? half)\s*"
+    rf"(?<![\w:])(\d+(?:[.,]\d+)?|half an?|an? half|an?|{_COUNTS})\s*"
     r"(minutes?|mins?|hours?|hrs?|days?|분|시간|일|menit|jam|hari)\b"
 )
-_LENGTH_WORDS = {
+_LENGTH_WORDS: Mapping[str, float] = {
+    **NUMBER_WORDS["en"],
     "a": 1,
     "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "ten": 10,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "forty-five": 45,
-    "ninety": 90,
-    "half a": 0.5,
-    "half an": 0.5,
-    "a half": 0.5,
-    "an half": 0.5,
+    **dict.fromkeys(("half a", "half an", "a half", "an half"), 0.5),
 }
 _MINUTES_PER = {
     "minute": 1,
