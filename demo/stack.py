@@ -38,6 +38,8 @@ from devkit.mosquitto import MosquittoBroker, free_port
 
 INSTANCE = "demo"
 HA_START_TIMEOUT_S = 180.0
+APP_STOP_TIMEOUT_S = 20.0
+"""The app's own stop gets this long; HA and Mosquitto are stopped after it either way."""
 RESTART_EXIT_CODE = 100
 """How Home Assistant asks whoever runs it for a restart (homeassistant.const)."""
 SNAPSHOTS = "model-snapshots"
@@ -341,8 +343,9 @@ class DemoStack:
             self._supervisor = None
         if self.app is not None:
             self.progress("stopping the app")
+            # Bounded: an app slow to stop must not keep HA and Mosquitto running after Ctrl-C.
             with contextlib.suppress(Exception):
-                await self.app.stop()
+                await asyncio.wait_for(self.app.stop(), APP_STOP_TIMEOUT_S)
             self.app = None
         if self.ha_process is not None and self.ha_process.returncode is None:
             self.progress("stopping Home Assistant")
