@@ -56,11 +56,8 @@ _TO: Mapping[str, tuple[str, ...]] = {"en": ("to", "at"), "id": ("ke", "jadi", "
 NUMBER_WORDS: Mapping[str, Mapping[str, int]] = {
     "en": {
         **EN_NUMBERS,
-        "fifty": 50,
-        "sixty": 60,
         "seventy": 70,
         "eighty": 80,
-        "ninety": 90,
         "hundred": 100,
     },
 }
