@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import os
 from pathlib import Path
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -18,6 +19,15 @@ import time
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
 READY_TIMEOUT_S = 10.0
+STARTING_LINE = re.compile(r"mosquitto version \S+ starting")
+RUNNING_LINE = re.compile(r"mosquitto version \S+ running")
+
+
+def says_running(log: str) -> bool:
+    """Whether the broker's log says its latest start has opened its listeners. Its first line,
+    "running mosquitto as user …", does not; and a restart appends to the same log."""
+    starts = list(STARTING_LINE.finditer(log))
+    return bool(starts) and RUNNING_LINE.search(log, starts[-1].end()) is not None
 
 
 def free_port() -> int:
@@ -158,18 +168,28 @@ class MosquittoBroker:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def _wait_ready(self) -> None:
-        # The log says "running" once the listener is open; reading it needs no socket,
-        # which matters where the test harness blocks sockets outside a test body.
+        # Read from the log, then confirmed by a connection: reading " running" anywhere in it
+        # let a CI run connect before the listener was open, and be refused.
         deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
             assert self._process is not None
             if self._process.poll() is not None:
                 raise RuntimeError(f"mosquitto exited at start:\n{self.log_text()}")
-            text = self.log_text()
-            if " running" in text.rsplit("mosquitto version", 1)[-1]:
+            if says_running(self.log_text()) and self._accepts():
                 return
             time.sleep(0.02)
         raise TimeoutError(f"mosquitto not ready after {READY_TIMEOUT_S} s:\n{self.log_text()}")
+
+    def _accepts(self) -> bool:
+        """Whether the listener takes a TCP connection. A harness that blocks sockets (pytest-socket
+        outside `socket_enabled`) raises something other than OSError: the log line then decides."""
+        try:
+            with socket.create_connection((self.host, self.port), timeout=1):
+                return True
+        except OSError:
+            return False
+        except Exception:  # a socket blocker's own error type
+            return True
 
 
 def _acl_text(users: tuple[MqttUser, ...]) -> str:

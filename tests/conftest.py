@@ -6,7 +6,7 @@ a real server request `socket_enabled` themselves, so a test only names what it 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from pathlib import Path
 import ssl
 
@@ -35,6 +35,21 @@ def hass_config_dir(hass_tmp_config_dir: str) -> str:
 
 
 # --- MQTT ---------------------------------------------------------------------------------
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test that used a broker shows whether it still ran and its log: a refused
+    connection is otherwise a riddle."""
+    report = yield
+    if report.failed:
+        for name, value in getattr(item, "funcargs", {}).items():
+            if isinstance(value, MosquittoBroker):
+                title = f"broker {name!r} (running: {value.running}, port {value.port})"
+                report.sections.append((title, value.log_text()[-4000:]))
+    return report
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ app with the generated stand-in model (no internet here), over the real MQTT pat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -10,6 +11,8 @@ import re
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 import psutil
 import pytest
@@ -118,26 +121,48 @@ def test_ctrl_c_at_the_prompt_stops_everything_and_leaves_no_process(tmp_path: P
         env=env,
         start_new_session=True,  # its own process group, as a terminal's foreground job
     )
-    assert demo_process.stdout is not None
-    try:
+    # Its output is read all along, timed, as a terminal does: a full pipe must not be what
+    # holds it, and a failure shows how far the stop got.
+    started = time.monotonic()
+    lines: list[str] = []
+    prompted = threading.Event()
+
+    def read_output() -> None:
+        assert demo_process.stdout is not None
         for line in demo_process.stdout:
+            lines.append(f"{time.monotonic() - started:6.1f} s  {line}")
             if "type a request" in line:
-                break
+                prompted.set()
+
+    reader = threading.Thread(target=read_output, daemon=True)
+    reader.start()
+    children: list[psutil.Process] = []
+    try:
+        assert prompted.wait(timeout=300), "".join(lines)
         children = psutil.Process(demo_process.pid).children(recursive=True)
         assert len(children) >= 2  # Home Assistant and Mosquitto
         assert "mosquitto" in {child.name() for child in children}
+        lines.append(f"{time.monotonic() - started:6.1f} s  (Ctrl-C)\n")
         os.killpg(demo_process.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends
-        # stdin stays open, as a terminal's does: an end of input must not be what stops it
-        demo_process.wait(timeout=60)
-        rest = demo_process.stdout.read()
+        # stdin stays open, as a terminal's does: an end of input must not be what stops it.
+        # The demo's own bounds: the app 20 s, HA 30 s, Mosquitto 5 s.
+        try:
+            demo_process.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the demo did not stop within 90 s of Ctrl-C:\n" + "".join(lines))
     finally:
         if demo_process.poll() is None:
             os.killpg(demo_process.pid, signal.SIGKILL)
             demo_process.wait()
+            for child in children:  # its HA and Mosquitto run in sessions of their own
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    child.kill()
+        reader.join(timeout=5)
         for stream in (demo_process.stdin, demo_process.stdout):
             if stream is not None:
                 stream.close()
-    assert demo_process.returncode == 130
+    rest = "".join(lines)
+    assert demo_process.returncode == 130, rest
     assert "stopping Home Assistant" in rest and "stopping Mosquitto" in rest
     _, alive = psutil.wait_procs(children, timeout=5)
     assert alive == []
