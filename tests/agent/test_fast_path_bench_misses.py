@@ -42,6 +42,8 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         "get_state",
         {"entity_id": ["sensor.fridge_temperature"]},
     ),
+    ("what's the Heatpump set to", "get_state", {"entity_id": ["climate.heatpump"]}),
+    ("what temperature is the Ecobee set to", "get_state", {"entity_id": ["climate.ecobee"]}),
     ("is the Walkman playing", "get_state", {"entity_id": [WALKMAN]}),
     ("what day is it today", "current_time", {"what": "date"}),
     ("how's the weather outside", "get_state", {"domain": ["weather"]}),
@@ -88,3 +90,24 @@ async def test_a_sensor_reading_is_said_with_its_unit(ha_bridge: HaBridge) -> No
     )
     assert (response.path, response.status) == (Path.FAST_PATH, Status.DONE), response
     assert response.speech == "Fridge temperature: 4.5 °C."
+
+
+@pytest.mark.parametrize(
+    ("text", "speech"),
+    [
+        # HA's demo thermostats: the Heatpump reads 25 °C and is set to 20 °C; the Ecobee
+        # heats and cools between 21 and 24 °C.
+        ("what's the Heatpump set to", "HeatPump is set to 20.0 °C."),
+        ("what's the Ecobee set to", "Ecobee is set to 21 to 24 °C."),
+        ("what's the Heatpump temperature", "HeatPump: 25.0 °C."),
+    ],
+)
+async def test_a_thermostat_is_asked_what_it_is_set_to_or_what_it_reads(
+    hass: HomeAssistant, ha_bridge: HaBridge, text: str, speech: str
+) -> None:
+    """ "What's the … thermostat set to" (a dev miss) is its setpoint, not the room's
+    temperature, which "what's the … temperature" still says."""
+    agent = make_agent(ha_bridge, planner=None)
+    response = await agent.handle(ask(text, admin(ha_bridge)))
+    assert (response.path, response.status) == (Path.FAST_PATH, Status.DONE), response
+    assert response.speech == speech

@@ -228,23 +228,38 @@ class Replies:
 
     def reading(self, language: str, home: Home, reading: str, result: Any) -> str | None:
         """The value asked for, named by what measured it ("Heatpump: 25 °C"): a
-        thermostat's current temperature, a sensor's value with its unit."""
+        thermostat's current temperature or its setpoint (a range in heat/cool), a sensor's
+        value with its unit."""
         items = []
         for state in _read_states(result):
             entity_id = str(state["entity_id"])
             attributes = state.get("attributes") or {}
-            if entity_id.startswith("climate.") and reading == "temperature":
-                current = attributes.get("current_temperature")
-                if current is None:
+            if entity_id.startswith("climate."):
+                value = self._climate_value(language, attributes, reading, home.temperature_unit)
+                if value is None:
                     continue
-                value = f"{current} {home.temperature_unit}"
             else:
                 value = f"{state.get('state')} {attributes.get('unit_of_measurement') or ''}"
             name = home.entities[entity_id].name if entity_id in home.entities else entity_id
-            items.append(self.phrases.say(language, "state.item", name=name, state=value.strip()))
+            key = "state.set_to" if reading == "setpoint" else "state.item"
+            items.append(self.phrases.say(language, key, name=name, state=value.strip()))
         if not items:
             return None
         return self.phrases.join(language, items[:MAX_ITEMS_SPOKEN]) + "."
+
+    def _climate_value(
+        self, language: str, attributes: dict[str, Any], reading: str, unit: str
+    ) -> str | None:
+        """A thermostat's temperature as asked: the room's ("temperature") or the one it is
+        set to ("setpoint": one target, or the range of heat/cool); None when it has none."""
+        if reading == "setpoint":
+            target = attributes.get("temperature")
+            low, high = attributes.get("target_temp_low"), attributes.get("target_temp_high")
+            if target is None and low is not None and high is not None:
+                return self.phrases.say(language, "state.range", low=low, high=high, unit=unit)
+        else:
+            target = attributes.get("current_temperature")
+        return None if target is None else f"{target} {unit}"
 
     def clock(self, language: str, now: datetime, what: ClockQuestion) -> str:
         """ "It is 3:05 PM." / "Today is Wednesday 2 December." in the home's time zone."""

@@ -61,7 +61,7 @@ class Recognized:
     reading: str | None = None
     """For value questions ("what is the temperature in the living room?"): the quantity
     asked, said from the states read (`temperature`: a thermostat's current temperature,
-    not its mode)."""
+    not its mode; `setpoint`: the temperature it is set to)."""
 
 
 _PROBE = "?"
@@ -212,7 +212,7 @@ class FastPath:
         except ToolCallError as err:
             _LOGGER.debug("Fast path: %s did not make a valid call: %s", intent, err.message)
             return None
-        reading = READINGS.get(intent)
+        reading = (result.intent_data.metadata or {}).get("reading") or READINGS.get(intent)
         return Recognized(intent, calls, question=_question(result), reading=reading)
 
     def _raw_calls(
@@ -446,7 +446,8 @@ def _weather(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple
 
 
 READINGS = {"HassClimateGetTemperature": "temperature"}
-"""Intents that ask for a value, and which value to say from the states read."""
+"""Intents that ask for a value, and which value to say from the states read (a template's
+`metadata.reading` says it for its own sentences: "setpoint")."""
 NO_TARGET_INTENTS = frozenset(
     {"HassShoppingListAddItem", "HassShoppingListCompleteItem", "HassNevermind", "HassGetWeather"}
 )
