@@ -17,6 +17,8 @@ from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import PlanRequest
 from botpsy_agent.words.content import (
     event_title,
+    items_left_out,
+    items_said,
     list_item,
     message_body,
     separate_items,
@@ -187,3 +189,47 @@ def test_items_said_together_come_apart() -> None:
     # Only words the request said: the model's own joining is not split into new items.
     assert separate_items("eggs and milk", "add eggs to the list") == ["eggs and milk"]
     assert separate_items("oat milk", "add oat milk to the list") == ["oat milk"]
+
+
+@pytest.mark.parametrize(
+    ("text", "items"),
+    [
+        ("we need eggs and flour, can you note that on the shopping list", ["eggs", "flour"]),
+        ("we're out of rice. Please add it to the list", ["rice"]),
+        ("add milk, eggs and bread to the shopping list", ["milk", "eggs", "bread"]),
+        ("we're out of coffee beans, put them on the list", ["coffee beans"]),
+        ("put them on the list", []),
+        ("we need eggs", []),  # no list named: the model's to decide
+    ],
+)
+def test_the_items_a_request_asks_to_add(text: str, items: list[str]) -> None:
+    assert items_said(text) == items
+
+
+def test_an_item_said_is_left_out_only_when_no_call_adds_it() -> None:
+    said = "we need eggs and flour, can you note that on the shopping list"
+    assert items_left_out(["eggs"], said) == ["flour"]
+    assert items_left_out(["Eggs", "flour"], said) == []
+    assert items_left_out([], said) == []  # nothing added: not this rule's to start
+    assert items_left_out(["milk"], "add milk to the list") == []
+
+
+async def test_an_item_the_model_left_out_is_added_too(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev case todo-note-two: the real 1.5B added "eggs" of "eggs and flour" and said it
+    was done; the list the model chose gets "flour" too, checked and said like the first."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [call("add_todo_item", list_id="todo.shopping_list", item="eggs")]
+        return "Done."
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    text = "we need eggs and flour, can you note that on the shopping list"
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert answer.status is Status.DONE, answer
+    items = await todo_items(hass)
+    assert "eggs" in items and "flour" in items, items
+    assert "eggs" in answer.speech and "flour" in answer.speech, answer.speech

@@ -74,7 +74,14 @@ from botpsy_agent.policy import (
     Principal,
     scope,
 )
-from botpsy_agent.words import FastPath, grounding, message_body, said_values, separate_items
+from botpsy_agent.words import (
+    FastPath,
+    grounding,
+    items_left_out,
+    message_body,
+    said_values,
+    separate_items,
+)
 from tool_schemas.base import Access, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 
@@ -525,17 +532,31 @@ def _or_none(
 
 
 def _items_apart(calls: tuple[RawCall, ...], text: str) -> tuple[RawCall, ...]:
-    """Each list item the request said as its own call: "eggs and flour" is two items."""
+    """Each list item the request said as its own call: "eggs and flour" is two items, and
+    an item said but left out of the model's calls is added to the list the model chose
+    (each such call is checked like the model's own)."""
     out: list[RawCall] = []
+    adds: list[RawCall] = []
     for raw in calls:
         item = raw.arguments.get("item")
         if raw.name != "add_todo_item" or not isinstance(item, str):
             out.append(raw)
             continue
-        out += [
+        parts = [
             RawCall(raw.name, {**raw.arguments, "item": part})
             for part in separate_items(item, text)
         ]
+        out += parts
+        adds += parts
+    if adds:
+        called = [str(raw.arguments["item"]) for raw in adds]
+        lists = {raw.arguments.get("list_id") for raw in adds}
+        list_id = adds[0].arguments.get("list_id")
+        if len(lists) == 1 and list_id is not None:  # two lists: the model's to say which
+            out += [
+                RawCall("add_todo_item", {"list_id": list_id, "item": item})
+                for item in items_left_out(called, text)
+            ]
     return tuple(out)
 
 

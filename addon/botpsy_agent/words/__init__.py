@@ -6,6 +6,7 @@ model-proposed call. Pure: imports only `home`, no I/O beyond reading its senten
 from botpsy_agent.words import grounding
 from botpsy_agent.words.checks import CallProblem, Quantity, check_call, corrected_call
 from botpsy_agent.words.content import (
+    items_left_out,
     list_item,
     message_body,
     separate_items,
@@ -44,6 +45,7 @@ __all__ = [
     "corrected_call",
     "find_spoken_times",
     "grounding",
+    "items_left_out",
     "list_item",
     "message_body",
     "said_values",
