@@ -3,11 +3,15 @@ request names, and what an update of one keeps."""
 
 from __future__ import annotations
 
+import copy
 from datetime import UTC, datetime
 
 from botpsy_agent.agent.prepare import Event, for_events, named_events, needs_listing
+from botpsy_agent.llm.conformance import outside_grammar
+from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.words.grounding import Request
 from botpsy_agent.words.values import said_values
+from tool_schemas.catalog import catalog
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
 DENTIST = Event("d1", "Dentist", "2026-12-04T15:00:00+01:00", "2026-12-04T16:00:00+01:00")
@@ -67,3 +71,45 @@ def test_a_move_by_what_was_said_asks_nothing_and_may_not_say_nothing_fits() -> 
     schemas = (_update(), {"name": "ask_user"}, {"name": "no_tool_fits"})
     names = [s["name"] for s in for_events(schemas, [PIANO], words, said_values(words, NOW))]  # type: ignore[arg-type]
     assert names == ["update_event"]
+
+
+def _real_update() -> dict[str, object]:
+    """update_event as the catalogue offers it, with its shapes."""
+    return copy.deepcopy(next(s for s in catalog() if s["name"] == "update_event"))
+
+
+def test_a_timed_event_moved_stays_timed_and_keeps_its_details() -> None:
+    """Dev calendar-followup: the real 1.5B made "move it an hour later" an all-day event
+    with "An hour later" as its description and location."""
+    words = Request("move it an hour later", "en")
+    (schema,) = for_events((_real_update(),), [DENTIST], words, said_values(words, NOW))
+    shapes = schema["x-shapes"]
+    assert shapes == ["calendar_id, uid, recurrence_id?, summary, start, minutes"], shapes
+
+
+def test_all_day_and_details_stay_on_offer_when_the_request_speaks_of_them() -> None:
+    words = Request("make the dentist all day and add a note that it is at the new clinic", "en")
+    (schema,) = for_events((_real_update(),), [DENTIST], words, said_values(words, NOW))
+    assert schema["x-shapes"] == _real_update()["x-shapes"]
+    # an all-day event moved keeps its all-day shape
+    words = Request("move the family dinner to Friday", "en")
+    (schema,) = for_events((_real_update(),), [DINNER], words, said_values(words, NOW))
+    assert any("start_date" in shape for shape in schema["x-shapes"])  # type: ignore[attr-defined]
+
+
+def test_the_narrowed_shape_is_what_the_call_must_fit() -> None:
+    words = Request("move it an hour later", "en")
+    (schema,) = for_events((_real_update(),), [DENTIST], words, said_values(words, NOW))
+    timed = {
+        "calendar_id": "calendar.family",
+        "uid": "d1",
+        "summary": "Dentist",
+        "start": "2026-12-04T16:00",
+        "minutes": 60,
+    }
+    assert outside_grammar(RawCall("update_event", timed), [schema]) is None
+    all_day = {**timed, "start": None, "minutes": None, "start_date": "2026-12-04", "days": 1}
+    all_day = {k: v for k, v in all_day.items() if v is not None}
+    assert outside_grammar(RawCall("update_event", all_day), [schema]) is not None
+    noted = {**timed, "description": "An hour later"}
+    assert outside_grammar(RawCall("update_event", noted), [schema]) is not None

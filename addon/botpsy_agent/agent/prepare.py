@@ -41,6 +41,17 @@ EARLIER: Mapping[str, tuple[str, ...]] = {
     "id": ("lebih awal", "majukan", "maju"),
 }
 """Which way "by an hour" moves an event."""
+ALL_DAY: Mapping[str, tuple[str, ...]] = {
+    "en": ("all day", "all-day", "whole day"),
+    "ko": ("종일", "하루 종일"),
+    "id": ("seharian", "sepanjang hari"),
+}
+DETAILS: Mapping[str, tuple[str, ...]] = {
+    "en": ("description", "details", "note", "location", "place", "address", "venue"),
+    "ko": ("설명", "메모", "장소", "위치"),
+    "id": ("deskripsi", "keterangan", "catatan", "lokasi", "tempat"),
+}
+"""Words that ask for a change of an event's day-long shape, or of its details."""
 
 
 def needs_listing(schemas: Sequence[Mapping[str, Any]]) -> bool:
@@ -160,6 +171,29 @@ def _keep_title_and_length(
     if moved is not None and "start" in specs:
         specs["start"] = {**specs["start"], "enum": [moved]}
         specs["start"].pop("pattern", None)
+    _keep_shape(schema, event, words)
+
+
+def _keep_shape(schema: dict[str, Any], event: Event, words: grounding.Request) -> None:
+    """A timed event stays timed unless the request says "all day", and keeps its details
+    unless it speaks of them: "move it an hour later" became an all-day event with "An hour
+    later" as its description and location (the real 1.5B; dev: calendar-followup)."""
+    shapes = schema.get("x-shapes")
+    if not isinstance(shapes, list):
+        return
+    language = words.word_language
+    all_day = "T" not in event.start or words.says_any(ALL_DAY.get(language, ()))
+    details = words.says_any(DETAILS.get(language, ()))
+    kept = []
+    for shape in shapes:
+        fields = [f.strip() for f in str(shape).split(",")]
+        if not all_day and "start_date" in fields:
+            continue
+        if not details:
+            fields = [f for f in fields if f not in {"description?", "location?"}]
+        kept.append(", ".join(fields))
+    if kept:
+        schema["x-shapes"] = kept
 
 
 def _moved_start(event: Event, words: grounding.Request, values: SaidValues) -> str | None:
