@@ -45,6 +45,17 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("what's the Heatpump set to", "get_state", {"entity_id": ["climate.heatpump"]}),
     ("what temperature is the Ecobee set to", "get_state", {"entity_id": ["climate.ecobee"]}),
     ("is the Walkman playing", "get_state", {"entity_id": [WALKMAN]}),
+    ("could you check if the back door is locked", "get_state", {"entity_id": ["lock.back_door"]}),
+    (
+        "check whether the kitchen window is open",
+        "get_state",
+        {"entity_id": ["cover.kitchen_window"]},
+    ),
+    (
+        "what is switched on upstairs",
+        "get_state",
+        {"floor_id": ["upstairs"], "domain": ["light", "switch", "fan"]},
+    ),
     ("what day is it today", "current_time", {"what": "date"}),
     ("how's the weather outside", "get_state", {"domain": ["weather"]}),
 ]
@@ -111,3 +122,24 @@ async def test_a_thermostat_is_asked_what_it_is_set_to_or_what_it_reads(
     response = await agent.handle(ask(text, admin(ha_bridge)))
     assert (response.path, response.status) == (Path.FAST_PATH, Status.DONE), response
     assert response.speech == speech
+
+
+async def test_check_if_and_what_is_on_are_answered_from_the_states(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev misses of the model path's evaluation (back-door-question, whats-on-upstairs)
+    that are HA's own state questions in other words: answered by the fast path."""
+    agent = make_agent(ha_bridge, planner=None)
+    locked = await agent.handle(ask("could you check if the back door is locked", admin(ha_bridge)))
+    assert (locked.path, locked.status) == (Path.FAST_PATH, Status.DONE), locked
+    lock = hass.states.get("lock.back_door")
+    assert lock is not None
+    assert locked.speech.startswith("Yes" if lock.state == "locked" else "No"), locked.speech
+    upstairs = await agent.handle(ask("what is switched on upstairs", admin(ha_bridge)))
+    assert (upstairs.path, upstairs.status) == (Path.FAST_PATH, Status.DONE), upstairs
+    on = [
+        s.name
+        for s in hass.states.async_all(("light", "switch", "fan"))
+        if s.state == "on" and ha_bridge.index.home.entities[s.entity_id].floor_id == "upstairs"
+    ]
+    assert on and all(name in upstairs.speech for name in on), (on, upstairs.speech)
