@@ -422,3 +422,28 @@ async def test_a_message_the_request_says_gets_a_step_of_its_own(ha_bridge: HaBr
     assert [a.tool for a in response.actions] == ["turn_on", "send_message"], response
     assert len(planner.requests) == 2
     assert [m.get("message") for m in recipient.received] == ["dinner is ready"]
+
+
+async def test_the_next_three_days_are_read_when_the_model_reads_one(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev calendar-next-days: the 0.5B listed today for "over the next three days" and the
+    answer held today's event only. The read is corrected to the three days, and runs."""
+    noon = dt_util.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    await _family_calendar_with(
+        hass, ha_bridge, ("Dentist", noon + timedelta(days=1)), ("Piano", noon + timedelta(days=2))
+    )
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [call("list_events", calendar_id=["calendar.family"], period="today")]
+        return "Done."
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    text = "what's on the family calendar over the next three days"
+    response = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert response.status is Status.DONE, response
+    (read,) = response.actions
+    assert read.arguments.get("hours") == 72, read.arguments
+    assert "Dentist" in response.speech and "Piano" in response.speech, response.speech

@@ -430,6 +430,32 @@ def test_reads_must_look_at_the_time_asked_about() -> None:
 
 
 @pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "what's on the family calendar over the next three days"),
+        ("en", "anything on in the next 3 days?"),
+        ("ko", "앞으로 3일 동안 일정 뭐 있어?"),
+        ("id", "ada acara apa 3 hari ke depan?"),
+    ],
+)
+def test_a_read_of_the_next_days_looks_at_all_of_them(language: str, text: str) -> None:
+    """Dev calendar-next-days: the 0.5B listed today for "the next three days"; the read is
+    corrected to today and the two days after it, and runs."""
+    today = tool("list_events", period="today")
+    problem = check(today, text, language=language)
+    assert problem is not None and problem.days == 3, problem
+    fixed = corrected_call(today, problem)
+    assert fixed is not None
+    assert fixed.model_dump(exclude_none=True, mode="json") == {
+        "start": f"{TODAY.isoformat()}T00:00:00",
+        "hours": 72,
+    }
+    assert check(fixed, text, language=language) is None
+    week = tool("list_events", period="next_7_days")
+    assert check(week, text, language=language) is None
+
+
+@pytest.mark.parametrize(
     ("language", "text", "right", "wrong", "when"),
     [
         (

@@ -31,7 +31,7 @@ from typing import Any
 
 from botpsy_agent.home import Entity, EntityState, Home, ResolutionError, resolve_targets
 from botpsy_agent.words.phrasing import join_particles
-from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times, say_when
+from botpsy_agent.words.spoken_time import SpokenTime, days_ahead, find_spoken_times, say_when
 from tool_schemas.base import MappingContext, Tool
 from tool_schemas.calendar import CheckFreeBusy, CreateEvent, ListEvents, UpdateEvent
 from tool_schemas.catalog import ToolCallError, parse_tool_call
@@ -64,6 +64,8 @@ class CallProblem:
     """For directions: the way the request wants the quantity to move (UP or DOWN)."""
     step: float | None = None
     """For sizes: the step the request said ("a degree": 1), for the corrected call."""
+    days: int | None = None
+    """For reads of a stretch of days ("the next three days"): how many, from today."""
 
 
 def check_call(
@@ -90,6 +92,9 @@ def _check_times(call: Tool, text: str, now: datetime, language: str) -> CallPro
         return CallProblem("no_such_date", "checks.no_such_date", {"date": bad.invalid or ""})
     if isinstance(call, ListEvents | CheckFreeBusy):
         start, end = call.range(MappingContext(now))
+        days = days_ahead(text, language)
+        if days is not None:
+            return _check_stretch(days, start, end, now, language)
         return _check_range(spoken, start, end, now, language)
     if isinstance(call, AddTodoItem):
         if call.due_date is None:
@@ -205,6 +210,17 @@ def _check_range(
         expected = last.days[0]
     when = say_when(expected, language, now)
     return CallProblem("time_mismatch", "checks.time_mismatch", {"when": when}, expected)
+
+
+def _check_stretch(
+    days: int, start: datetime, end: datetime, now: datetime, language: str
+) -> CallProblem | None:
+    """A read of "the next three days" looks from today (or now) to the last of them."""
+    today = datetime.combine(now.date(), time(), tzinfo=now.tzinfo)
+    if start <= now + TOLERANCE and end >= today + timedelta(days=days) - TOLERANCE:
+        return None
+    when = say_when(now.date(), language, now)
+    return CallProblem("time_mismatch", "checks.time_mismatch", {"when": when}, today, days=days)
 
 
 def _covers(spoken: SpokenTime, start: datetime, end: datetime) -> bool:
@@ -823,6 +839,11 @@ def corrected_call(call: Tool, problem: CallProblem) -> Tool | None:
         return _turned(call, problem.direction, problem.step)
     if problem.code != "time_mismatch" or problem.expected is None:
         return None
+    if problem.days is not None and isinstance(call, ListEvents | CheckFreeBusy):
+        arguments = call.model_dump(exclude_none=True, mode="json")
+        arguments.pop("period", None)
+        start = problem.expected.strftime("%Y-%m-%dT%H:%M")
+        return _reparsed(call.name, {**arguments, "start": start, "hours": 24 * problem.days})
     return _retimed(call, problem.expected)
 
 

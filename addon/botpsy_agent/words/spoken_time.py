@@ -663,6 +663,32 @@ def find_spoken_times(text: str, now: datetime, language: str) -> tuple[SpokenTi
     return tuple(s for s in spoken if s.days or s.times or s.moment or s.invalid)
 
 
+_DAYS_AHEAD = {
+    "en": re.compile(
+        rf"\b(?:next|coming)\s+(?P<n>\d{{1,2}}|{_alternatives(EN_NUMBERS)}|few)\s+days\b"
+    ),
+    "ko": re.compile(r"(?:앞으로|향후)\s*(?P<n>\d{1,2})\s*일"),  # 사흘 and the like: not yet
+    "id": re.compile(
+        rf"\b(?P<n>\d{{1,2}}|{_alternatives(ID_NUMBERS)})\s+hari\s+(?:ke\s+depan|mendatang)\b"
+    ),
+}
+FEW_DAYS = 3
+
+
+def days_ahead(text: str, language: str) -> int | None:
+    """A stretch of days from today that a request asks about: "over the next three days"
+    -> 3 (today and the two after it); None when it names none (dev: calendar-next-days,
+    where the 0.5B listed today only)."""
+    pattern = _DAYS_AHEAD.get(_base(language))
+    found = pattern.search(text.lower()) if pattern is not None else None
+    if found is None:
+        return None
+    said = found.group("n")
+    numbers = {**EN_NUMBERS, **KO_NUMBERS, **ID_NUMBERS, "few": FEW_DAYS}
+    days = int(said) if said.isdigit() else numbers[said]
+    return days if 1 <= days <= 31 else None
+
+
 def _joins(gap: str) -> bool:
     words = gap.replace(",", " , ").casefold().split()
     return len(words) <= 3 and all(w in _FILLERS for w in words)
