@@ -40,7 +40,13 @@ def model_settings(**changes: Any) -> ModelSettings:
 
 
 def log_lines(caplog: pytest.LogCaptureFixture, level: int = logging.INFO) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == level]
+    """The app's own lines at `level` (not asyncio's debug-mode "took 0.16 seconds", which a
+    loaded machine adds: it failed a full run once)."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == level and r.name.startswith("botpsy_agent")
+    ]
 
 
 async def test_download_logs_progress_and_lands_whole(
