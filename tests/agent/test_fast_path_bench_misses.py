@@ -143,3 +143,54 @@ async def test_check_if_and_what_is_on_are_answered_from_the_states(
         if s.state == "on" and ha_bridge.index.home.entities[s.entity_id].floor_id == "upstairs"
     ]
     assert on and all(name in upstairs.speech for name in on), (on, upstairs.speech)
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("switch off the fairy lights and then turn on the porch light", "en"),
+        ("switch off the fairy lights, then turn on the porch light", "en"),
+        ("switch off the fairy lights; turn on the porch light", "en"),
+        ("matikan fairy lights lalu nyalakan porch light", "id"),
+    ],
+)
+async def test_commands_said_one_after_the_other_are_carried_out_in_turn(
+    hass: HomeAssistant, ha_bridge: HaBridge, text: str, language: str
+) -> None:
+    """Dev multi-blinds-and-lamp: "close the … blinds and then switch on the reading lamp"
+    went to the model, which did the first only. Each part is a command the fast path knows:
+    both run, in HA."""
+    await hass.services.async_call(
+        "light", "turn_off", {"entity_id": "light.entrance_color_white_lights"}, blocking=True
+    )
+    await hass.services.async_call(
+        "switch", "turn_on", {"entity_id": "switch.decorative_lights"}, blocking=True
+    )
+    agent = make_agent(ha_bridge, planner=None)
+    response = await agent.handle(ask(text, admin(ha_bridge), language=language))
+    assert (response.path, response.status) == (Path.FAST_PATH, Status.DONE), response
+    await hass.async_block_till_done()
+    fairy = hass.states.get("switch.decorative_lights")
+    porch = hass.states.get("light.entrance_color_white_lights")
+    assert fairy is not None and fairy.state == "off", fairy
+    assert porch is not None and porch.state == "on", porch
+    said = [a.entity_ids for a in response.actions]
+    assert said == [["switch.decorative_lights"], ["light.entrance_color_white_lights"]], said
+    assert "Decorative Lights" in response.speech and "Entrance" in response.speech
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a part the fast path does not know: the model has the whole request
+        "switch off the fairy lights and then tell Anna dinner is ready",
+        # a question in a compound is not a command
+        "switch off the fairy lights and then is the back door locked",
+        # "and" alone joins names within one command, not commands
+        "turn on the porch light and the fairy lights and then dance",
+    ],
+)
+def test_a_compound_with_a_part_it_does_not_know_goes_to_the_model(
+    ha_bridge: HaBridge, text: str
+) -> None:
+    assert FastPath().recognize(text, "en", ha_bridge.index.home) is None

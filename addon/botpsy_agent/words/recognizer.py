@@ -23,7 +23,7 @@ import yaml
 from botpsy_agent.home import Home
 from botpsy_agent.words import fuzzy
 from botpsy_agent.words.assist import ASSIST_INTENTS, FREE_TEXT, assist_call, respond_text
-from tool_schemas.base import Tool
+from tool_schemas.base import Access, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 
 _LOGGER = logging.getLogger(__name__)
@@ -158,6 +158,31 @@ class FastPath:
     def recognize(
         self, text: str, language: str, home: Home, *, area_id: str | None = None
     ) -> Recognized | None:
+        recognized = self._one(text, language, home, area_id)
+        if recognized is not None:
+            return recognized
+        return self._in_turn(text, language, home, area_id)
+
+    def _in_turn(
+        self, text: str, language: str, home: Home, area_id: str | None
+    ) -> Recognized | None:
+        """ "close the living room blinds and then switch on the reading lamp": commands
+        said one after the other, each one the fast path understands completely, carried out
+        in turn (dev: multi-blinds-and-lamp). A part it does not know, a question, or one of
+        HA's own intents leaves the whole request to the model."""
+        then = THEN.get(language.split("-", maxsplit=1)[0].lower())
+        parts = [p for p in then.split(text) if p.strip()] if then is not None else []
+        if len(parts) < 2:  # one part is the sentence already tried
+            return None
+        calls: list[Tool] = []
+        for part in parts:
+            found = self._one(part.strip(" ,.;"), language, home, area_id)
+            if found is None or not found.calls or not _plain_command(found):
+                return None
+            calls.extend(found.calls)
+        return Recognized("in_turn", tuple(calls))
+
+    def _one(self, text: str, language: str, home: Home, area_id: str | None) -> Recognized | None:
         intents = _intents(language.split("-", maxsplit=1)[0].lower())
         if intents is None:
             return None
@@ -275,6 +300,29 @@ def _native(result: RecognizeResult, language: str) -> Recognized | None:
         return Recognized(intent, (), nevermind=True, reply=respond_text(language, result.response))
     assist = assist_call(result)
     return Recognized(intent, (assist,)) if assist is not None else None
+
+
+THEN: Mapping[str, re.Pattern[str]] = {
+    "en": re.compile(r"\s*(?:,?\s+and\s+then|,\s*then|;\s*then|;)\s+", re.IGNORECASE),
+    "id": re.compile(
+        r"\s*(?:,?\s+(?:lalu|kemudian|dan\s+kemudian|setelah\s+itu)|;)\s+", re.IGNORECASE
+    ),
+}
+"""Words that put one command after another. Korean says it inside the verb ("닫고 나서"),
+which HA's templates do not read: not here."""
+
+
+def _plain_command(recognized: Recognized) -> bool:
+    """A change to devices, and nothing else: no question, reading, reply or hand-off to HA's
+    own intents (a timer started in a compound would run past its conversation)."""
+    return (
+        recognized.question is None
+        and recognized.reading is None
+        and recognized.reply is None
+        and not recognized.nevermind
+        and recognized.intent not in ASSIST_INTENTS
+        and all(call.access is Access.CONTROL for call in recognized.calls)
+    )
 
 
 def _mendable(call: Tool) -> bool:
