@@ -188,6 +188,8 @@ async def test_commands_said_one_after_the_other_are_carried_out_in_turn(
         "switch off the fairy lights and then is the back door locked",
         # "and" alone joins names within one command, not commands
         "turn on the porch light and the fairy lights and then dance",
+        # a name alone is "turn it on" to HA's templates; after another command it says no way
+        "turn off the porch light and then the fairy lights",
     ],
 )
 def test_a_compound_with_a_part_it_does_not_know_goes_to_the_model(

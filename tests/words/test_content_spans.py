@@ -212,6 +212,18 @@ def test_an_item_said_is_left_out_only_when_no_call_adds_it() -> None:
     assert items_left_out(["Eggs", "flour"], said) == []
     assert items_left_out([], said) == []  # nothing added: not this rule's to start
     assert items_left_out(["milk"], "add milk to the list") == []
+    # The model's item holds the words: its content is mended, no second call (dev
+    # todo-add-coffee: the 0.5B added "Put coffee beans on the list", and the item again).
+    out_of = "we're out of coffee beans, put them on the list"
+    assert items_left_out(["Put coffee beans on the list"], out_of) == []
+
+
+def test_the_needed_items_are_the_content_span_of_an_add() -> None:
+    proposed = parse_tool_call(
+        "add_todo_item", {"list_id": "todo.shopping_list", "item": "Put coffee beans on the list"}
+    )
+    text = "we're out of coffee beans, put them on the list"
+    assert with_request_content(proposed, text, NOW, "en").model_dump()["item"] == "coffee beans"
 
 
 async def test_an_item_the_model_left_out_is_added_too(
@@ -233,3 +245,31 @@ async def test_an_item_the_model_left_out_is_added_too(
     items = await todo_items(hass)
     assert "eggs" in items and "flour" in items, items
     assert "eggs" in answer.speech and "flour" in answer.speech, answer.speech
+
+
+async def test_what_is_needed_is_added_once_in_the_requests_words(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev todo-add-coffee, as the 0.5B did it at 73ea371: it added "Put coffee beans on the
+    list"; the rule for items left out added "coffee beans" beside it, and the list grew by
+    two. One item, in the request's words."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [
+                call(
+                    "add_todo_item",
+                    list_id="todo.shopping_list",
+                    item="Put coffee beans on the list",
+                )
+            ]
+        return "Done."
+
+    before = await todo_items(hass)
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    text = "we're out of coffee beans, put them on the list"
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert answer.status is Status.DONE, answer
+    added = [item for item in await todo_items(hass) if item not in before]
+    assert added == ["coffee beans"], added

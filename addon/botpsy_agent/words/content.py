@@ -138,7 +138,7 @@ def _span(
     call: Tool, text: str, now: datetime, language: str, recipient_names: tuple[str, ...]
 ) -> tuple[str, str | None]:
     if isinstance(call, AddTodoItem):
-        return "item", list_item(text)
+        return "item", list_item(text) or needed_items(text)
     if isinstance(call, CreateEvent):
         return "summary", event_title(text, now, language)
     if isinstance(call, SendMessage | CreateNotification):
@@ -146,28 +146,34 @@ def _span(
     return "", None
 
 
+def needed_items(text: str) -> str | None:
+    """ "we need eggs and flour, can you note that on the shopping list" -> "eggs and flour":
+    what is needed, which "that" points back to (dev: todo-note-two)."""
+    found = _NEEDED.search(_folded(text))
+    if found is None:
+        return None
+    span = _ARTICLES.sub("", found.group("item").strip(" ,.")).strip()
+    return None if not span or set(span.split()) & _POINTING else span
+
+
 def items_said(text: str) -> list[str]:
-    """Each item the request asks to add: "add milk and eggs to the list", and "we need eggs
-    and flour, can you note that on the shopping list" (dev: todo-note-two), where "that"
-    points back to what is needed. [] where no such shape is found."""
-    span = list_item(text)
+    """Each item the request asks to add ("add milk and eggs to the list", "we need eggs and
+    flour, … note that on the list"); [] where no such shape is found."""
+    span = list_item(text) or needed_items(text)
     if span is None:
-        found = _NEEDED.search(_folded(text))
-        if found is None:
-            return []
-        span = _ARTICLES.sub("", found.group("item").strip(" ,.")).strip()
-        if not span or set(span.split()) & _POINTING:
-            return []
+        return []
     return [_ARTICLES.sub("", p.strip()) for p in _parts(span) if p.strip()]
 
 
 def items_left_out(called: list[str], text: str) -> list[str]:
     """The items the request asked to add that none of the model's calls adds: the 1.5B
-    added "eggs" and not "flour" for "we need eggs and flour, …" (dev: todo-note-two)."""
-    added = {_plain(item) for item in called}
+    added "eggs" and not "flour" for "we need eggs and flour, …" (dev: todo-note-two). A
+    call whose item holds the words ("Put coffee beans on the list") adds them: its content
+    is the span's to mend (`with_request_content`), not a reason for a second call."""
+    added = [f" {_plain(item)} " for item in called]
     if not added:
         return []
-    return [item for item in items_said(text) if _plain(item) not in added]
+    return [item for item in items_said(text) if not any(f" {_plain(item)} " in a for a in added)]
 
 
 def separate_items(item: str, text: str) -> list[str]:

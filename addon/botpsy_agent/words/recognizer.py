@@ -62,6 +62,10 @@ class Recognized:
     """For value questions ("what is the temperature in the living room?"): the quantity
     asked, said from the states read (`temperature`: a thermostat's current temperature,
     not its mode; `setpoint`: the temperature it is set to)."""
+    bare: bool = False
+    """The sentence was a name and nothing else ("the kitchen lights"), which HA's templates
+    read as turning it on: alone it is a command, after another it is not ("turn off the TV
+    and then the kitchen lights" does not say which way)."""
 
 
 _PROBE = "?"
@@ -177,7 +181,7 @@ class FastPath:
         calls: list[Tool] = []
         for part in parts:
             found = self._one(part.strip(" ,.;"), language, home, area_id)
-            if found is None or not found.calls or not _plain_command(found):
+            if found is None or not found.calls or found.bare or not _plain_command(found):
                 return None
             calls.extend(found.calls)
         return Recognized("in_turn", tuple(calls))
@@ -219,7 +223,10 @@ class FastPath:
             return None
         if any(e.is_wildcard for e in result.entities.values() if e.name not in FREE_TEXT):
             return None
-        return self._to_calls(result, home, area_id, language)
+        recognized = self._to_calls(result, home, area_id, language)
+        if recognized is not None and _bare(text, result):
+            recognized = replace(recognized, bare=True)
+        return recognized
 
     def _to_calls(
         self, result: RecognizeResult, home: Home, area_id: str | None, language: str
@@ -310,6 +317,19 @@ THEN: Mapping[str, re.Pattern[str]] = {
 }
 """Words that put one command after another. Korean says it inside the verb ("닫고 나서"),
 which HA's templates do not read: not here."""
+
+
+_ARTICLES = frozenset({"the", "a", "an", "my", "our", "all"})
+
+
+def _bare(text: str, result: RecognizeResult) -> bool:
+    """Whether the sentence said nothing but what filled its slots ("the kitchen lights")."""
+    rest = f" {text.casefold()} "
+    for entity in result.entities_list:
+        said = entity.text.strip().casefold()
+        if said:
+            rest = rest.replace(f" {said} ", " ", 1) if f" {said} " in rest else rest
+    return not [w for w in re.findall(r"\w+", rest) if w not in _ARTICLES]
 
 
 def _plain_command(recognized: Recognized) -> bool:
