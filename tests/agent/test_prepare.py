@@ -54,10 +54,22 @@ def test_one_named_event_keeps_its_title_and_length_and_moves_by_what_was_said()
     assert properties["start"]["enum"] == ["2026-12-05T18:00"]
 
 
-def test_a_time_said_is_left_to_the_checks_not_moved() -> None:
+def test_a_time_said_without_a_day_is_that_time_of_the_events_own_day() -> None:
+    """Dev followup-piano-move: the real 1.5B moved the piano lesson, two days ahead, to
+    today at 18:00 for "move it to 6 pm"."""
     words = Request("move the dentist to 5 pm", "en")
     (schema,) = for_events((_update(),), [DENTIST], words, said_values(words, NOW))
-    assert "enum" not in schema["parameters"]["properties"]["start"]  # type: ignore[index]
+    assert schema["parameters"]["properties"]["start"]["enum"] == ["2026-12-04T17:00"]  # type: ignore[index]
+    words = Request("move it to 6 pm", "en")
+    (schema,) = for_events((_update(),), [PIANO], words, said_values(words, NOW))
+    assert schema["parameters"]["properties"]["start"]["enum"] == ["2026-12-05T18:00"]  # type: ignore[index]
+
+
+def test_a_day_said_or_an_unclear_hour_is_left_to_the_checks() -> None:
+    for text in ("move the dentist to Friday at 5 pm", "move the dentist to 5"):
+        words = Request(text, "en")
+        (schema,) = for_events((_update(),), [DENTIST], words, said_values(words, NOW))
+        assert "enum" not in schema["parameters"]["properties"]["start"], text  # type: ignore[index]
 
 
 def test_a_listing_is_needed_only_beside_a_change_to_an_event() -> None:

@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from botpsy_agent.agent.schema_fields import properties
-from botpsy_agent.words import REFERRING, SaidValues, grounding
+from botpsy_agent.words import REFERRING, SaidValues, find_spoken_times, grounding
 from tool_schemas.base import Tool
 from tool_schemas.calendar import ListEvents
 
@@ -139,7 +139,7 @@ def for_events(
     if not events:
         return schemas
     offers_change = any(s["name"] in UID_TOOLS for s in schemas)
-    moved = len(events) == 1 and _moved_start(events[0], words, values) is not None
+    moved = len(events) == 1 and _new_start(events[0], words, values) is not None
     out = []
     for schema in schemas:
         if schema["name"] == "no_tool_fits" and offers_change:
@@ -167,7 +167,7 @@ def _keep_title_and_length(
     length = event.minutes
     if length is not None and "minutes" in specs:
         specs["minutes"] = {**specs["minutes"], "enum": [length]}
-    moved = _moved_start(event, words, values)
+    moved = _new_start(event, words, values)
     if moved is not None and "start" in specs:
         specs["start"] = {**specs["start"], "enum": [moved]}
         specs["start"].pop("pattern", None)
@@ -194,6 +194,23 @@ def _keep_shape(schema: dict[str, Any], event: Event, words: grounding.Request) 
         kept.append(", ".join(fields))
     if kept:
         schema["x-shapes"] = kept
+
+
+def _new_start(event: Event, words: grounding.Request, values: SaidValues) -> str | None:
+    """Where the words put one timed event: moved by a length, or to a time of its own day."""
+    return _moved_start(event, words, values) or _at_time_said(event, words)
+
+
+def _at_time_said(event: Event, words: grounding.Request) -> str | None:
+    """ "move it to 6 pm", no day said: the event's own day at that time. The real 1.5B
+    moved the piano lesson, two days ahead, to today at 18:00 (dev: followup-piano-move)."""
+    if "T" not in event.start:
+        return None
+    start = datetime.fromisoformat(event.start)
+    spoken = find_spoken_times(words.text, start, words.word_language)
+    if len(spoken) != 1 or spoken[0].days or spoken[0].moment or len(spoken[0].times) != 1:
+        return None
+    return datetime.combine(start.date(), spoken[0].times[0]).isoformat(timespec="minutes")
 
 
 def _moved_start(event: Event, words: grounding.Request, values: SaidValues) -> str | None:
