@@ -146,7 +146,7 @@ async def test_a_record_that_claims_what_ha_never_received_is_a_false_claim(
 
     ha_bridge.executor = FirstRunOnlyExecutor(ha_bridge.client, ha_bridge.index, settle_s=0.3)
     agent = make_agent(ha_bridge, ScriptedPlanner(choose))
-    text = "turn on the kitchen lights and then switch on the bed light"
+    text = "I am cooking: kitchen lights on and the bed light at full brightness please"
     judged, answer = await HaWitness(hass).judge(
         {
             "category": "multi_step",
@@ -158,6 +158,7 @@ async def test_a_record_that_claims_what_ha_never_received_is_a_false_claim(
         },
         lambda: agent.handle(ask(text, admin(ha_bridge))),
     )
+    assert answer["path"] == "model"  # the fast path would not have read it this way
     assert [a["outcome"] for a in answer["actions"]] == [ActionOutcome.EXECUTED] * 2
     assert judged.false_claims == [
         "turn 1: the app's record says set_light light.bed_light ran; HA received no such call",

@@ -319,8 +319,10 @@ def test_every_model_path_case_has_three_held_out_paraphrases_in_the_renamed_hom
     said = load_paraphrases()
     model_path = [c for c in dev if not c.deterministic]
     assert all(len(said[c.id]) == 3 for c in model_path)
+    learnt = [c for c in dev if c.deterministic and c.id in said]  # by the fast path, since
+    assert {c.id for c in learnt} >= {"back-door-question", "multi-blinds-and-lamp"}
     every = variants(dev, said, every=True)
-    assert len(every) == 3 * len(model_path)
+    assert len(every) == 3 * (len(model_path) + len(learnt))
     original = {d.id: [t.say.casefold() for t in d.turns] for d in dev}
     assert all(c.split == HELDOUT for c in every)
     assert all([t.say.casefold() for t in c.turns] != original[c.id.split("~")[0]] for c in every)
