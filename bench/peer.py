@@ -20,7 +20,7 @@ the GGUF's own). Writes bench/results/peer-<date>.json, .md and a plot per model
 Usage: make bench ARGS="--peer [--models NAME ...] [--stacks ...] [--only ...] [--per-category N]"
        make bench ARGS="--peer --render bench/results/peer-<date>.json"   (the .md again;
        only reports written since the HA-judged evaluation: older ones have no case records)
-(no --only / --per-category: all 204 cases, both models, about 80 minutes on 2 idle cores).
+(no --only / --per-category: all 205 cases, both models, about 80 minutes on 2 idle cores).
 """
 
 from __future__ import annotations
