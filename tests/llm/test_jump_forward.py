@@ -83,3 +83,39 @@ def test_forced_text_is_fed_in_batches_and_every_call_stays_valid(
         assert stepwise.decode_steps == len(stepwise.tokens)
         same += jumped.text == stepwise.text
     print(f"{engine_name}: {same} of {len(offer.schemas[::10])} calls as step by step")
+
+
+def grammar_allows(engine: LlamaEngine, grammar_text: str, text: str) -> bool:
+    """Whether llama.cpp's grammar sampler lets `text` through, token by token."""
+    import ctypes
+
+    import llama_cpp
+
+    sampler = grammar_sampler(engine, grammar_text)
+    one = (llama_cpp.llama_token_data * 1)()
+    try:
+        for token in engine.tokenize(text):
+            one[0].id, one[0].logit, one[0].p = token, 0.0, 0.0
+            candidates = llama_cpp.llama_token_data_array(one, 1, -1, False)
+            llama_cpp.llama_sampler_apply(sampler, ctypes.byref(candidates))
+            if one[0].logit == float("-inf"):
+                return False
+            llama_cpp.llama_sampler_accept(sampler, token)
+    finally:
+        llama_cpp.llama_sampler_free(sampler)
+    return True
+
+
+def test_an_answer_cannot_hold_a_call_written_as_text(qwen35_engine: LlamaEngine) -> None:
+    """The 0.5B's held-out run at 9a03a00 wrote later steps' calls as tagless JSON in the
+    answer branch; the parser read them as calls outside the tools' rules, and each turn was
+    thrown away as a "security event". An answer now has no "{" (nor "<")."""
+    engine = qwen35_engine
+    offer = offer_for(child)
+    auto = build_grammar(offer.schemas, engine.info.tool_format, Mode.AUTO)
+    assert grammar_allows(engine, auto.text, "The kitchen light is on now.")
+    bare = '{"name": "turn_on", "arguments": {"entity_id": ["light.kitchen"]}}'
+    assert parse_output(bare, engine.info.tool_format).calls  # the parser would take it
+    assert not grammar_allows(engine, auto.text, bare)
+    assert not grammar_allows(engine, auto.text, "Sure: " + bare)
+    assert not grammar_allows(engine, auto.text, "```json\n" + bare)

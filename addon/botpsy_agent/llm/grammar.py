@@ -195,7 +195,9 @@ class GrammarBuilder:
         repeat = f"({gbnf_literal(chr(10))} {call}){{0,{MAX_CALLS_PER_TURN - 1}}}"
         calls = call if mode is Mode.FORCED else f"{call} {repeat}"
         if mode is Mode.AUTO:
-            answer = self.rules.add("answer", f"[^<\\n] [^<]{{0,{MAX_ANSWER_CHARS - 1}}}")
+            # No "<" and no "{" in an answer: a call written as text (tagless JSON, which
+            # the parser still reads as a call) would escape the tools' own rules.
+            answer = self.rules.add("answer", f"[^<{{\\n] [^<{{]{{0,{MAX_ANSWER_CHARS - 1}}}")
             root = f"({calls}) | {answer}"
         else:
             root = calls
