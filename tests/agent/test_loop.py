@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
+from typing import Any
 
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.core import HomeAssistant
@@ -51,6 +52,67 @@ async def _family_calendar_with(
             },
             blocking=True,
         )
+
+
+async def test_it_after_asking_about_one_event_of_a_listing_is_that_event(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev followup-piano-move: "when is the piano lesson" listed the week, and "move it to
+    6 pm" was offered all three events; the real 1.5B moved the piano lesson to today,
+    six hours long. "It" is the event the question named: offered alone, on its own day, at
+    its own length."""
+    noon = dt_util.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    piano_at = noon + timedelta(days=2, hours=5)
+    await _family_calendar_with(
+        hass, ha_bridge, ("Dentist", noon + timedelta(days=1, hours=3)), ("Piano lesson", piano_at)
+    )
+    offered: list[dict[str, Any]] = []
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        said = [str(m["content"]) for m in request.messages if m.get("role") == "user"][-1]
+        if request.step > 0:
+            return "Done."
+        if "when is the piano lesson" in said:
+            start = noon.replace(hour=0).strftime("%Y-%m-%dT%H:%M")
+            return [call("list_events", calendar_id=["calendar.family"], start=start, hours=96)]
+        update = {s["name"]: s for s in request.schemas or ()}["update_event"]
+        offered.append(update["parameters"]["properties"])
+        spec = offered[0]
+        return [
+            call(
+                "update_event",
+                calendar_id="calendar.family",
+                uid=spec["uid"]["enum"][0],
+                summary=spec["summary"]["enum"][0],
+                start=spec["start"]["enum"][0],
+                minutes=spec["minutes"]["enum"][0],
+            )
+        ]
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    first = await agent.handle(ask("when is the piano lesson", admin(ha_bridge)))
+    assert first.status is Status.DONE, first
+    again = ask("move it to 6 pm", admin(ha_bridge), conversation_id=first.conversation_id)
+    response = await agent.handle(again)
+
+    assert response.status is Status.DONE, response
+    (spec,) = offered
+    assert len(spec["uid"]["enum"]) == 1 and spec["summary"]["enum"] == ["Piano lesson"]
+    assert spec["start"]["enum"] == [piano_at.replace(hour=18).strftime("%Y-%m-%dT%H:%M")]
+    assert spec["minutes"]["enum"] == [60]
+    listed = await hass.services.async_call(
+        "calendar",
+        "get_events",
+        {
+            "entity_id": "calendar.family",
+            "start_date_time": noon.isoformat(),
+            "duration": {"days": 4},
+        },
+        blocking=True,
+        return_response=True,
+    )
+    events = {e["summary"]: e["start"] for e in listed["calendar.family"]["events"]}  # type: ignore[index]
+    assert datetime.fromisoformat(events["Piano lesson"]) == piano_at.replace(hour=18)
 
 
 async def test_the_app_lists_the_events_a_move_needs_and_offers_only_the_named_one(

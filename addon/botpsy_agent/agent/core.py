@@ -40,6 +40,7 @@ from botpsy_agent.agent.pending import PendingAnswers
 from botpsy_agent.agent.pipeline import ENDS_TURN, ActionRunner, CallPipeline, Job
 from botpsy_agent.agent.prepare import (
     Event,
+    asked_about,
     for_events,
     listed_events,
     listing_call,
@@ -411,9 +412,9 @@ class BotPsyAgent:
             conversation.last_targets = tuple(dict.fromkeys(t for s in acted for t in s.targets))
             conversation.last_tools = tuple(dict.fromkeys(s.report.tool for s in acted))
             conversation.last_settings = {s.report.tool: dict(s.report.arguments) for s in acted}
-        listed = frozenset().union(*(listed_uids(s.feedback) for s in turn.steps if not s.prepared))
-        if listed:
-            conversation.last_listed = listed
+        shown = [e for s in turn.steps if not s.prepared for e in listed_events(s.feedback)]
+        if shown:
+            conversation.last_listed = asked_about(shown, job.words())
 
     def _respond(self, job: Job) -> AgentResponse:
         request, turn = job.request, job.turn

@@ -121,6 +121,15 @@ def named_events(
     return []
 
 
+def asked_about(events: Sequence[Event], words: grounding.Request) -> frozenset[str]:
+    """The listed events a later "it" points at: those the request named by title, else all
+    listed. "when is the piano lesson" lists the week; "move it to 6 pm" then moves the piano
+    lesson, not one of three (the real 1.5B moved it to today, 6 hours long; dev
+    followup-piano-move)."""
+    by_title = [e.uid for e in events if _title_said(e, words)]
+    return frozenset(by_title or (e.uid for e in events))
+
+
 def _title_said(event: Event, words: grounding.Request) -> bool:
     title = {w.casefold() for w in _TITLE_WORD.findall(event.summary)} - _NOT_TITLE_WORDS
     return any(words.says(w) for w in title)
