@@ -486,31 +486,6 @@ async def test_a_message_the_request_says_gets_a_step_of_its_own(ha_bridge: HaBr
     assert [m.get("message") for m in recipient.received] == ["dinner is ready"]
 
 
-async def test_a_step_after_a_part_of_the_request_may_only_call(ha_bridge: HaBridge) -> None:
-    """Dev multi-coffee-and-message, multi-study-evening: the real 0.5B did the first part,
-    then, free to answer in words at its second step, answered, and the turn ended there.
-    While the request names more and every call so far ran, the next step may only call;
-    once nothing named is left, no step follows."""
-    recipient = ha_bridge.home.phones["Daniel's phone"]
-    seen: list[tuple[bool, tuple[str, ...]]] = []
-
-    def choose(request: PlanRequest) -> list[RawCall] | str:
-        names = tuple(s["name"] for s in request.schemas or request.offer.schemas)
-        seen.append((request.calls_only, names))
-        if request.step == 0:
-            return [call("turn_on", entity_id=["switch.decorative_lights"])]
-        return [call("send_message", recipient=recipient.recipient, message="dinner is ready")]
-
-    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
-    text = "switch on the fairy lights and tell Daniel dinner is ready"
-    response = await agent.handle(ask(text, admin(ha_bridge)))
-
-    assert response.status is Status.DONE, response
-    assert [calls_only for calls_only, _names in seen] == [True, True]
-    assert "send_message" in seen[1][1]
-    assert [m.get("message") for m in recipient.received] == ["dinner is ready"]
-
-
 async def test_the_next_three_days_are_read_when_the_model_reads_one(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:

@@ -77,7 +77,6 @@ from botpsy_agent.policy import (
 )
 from botpsy_agent.words import (
     FastPath,
-    SaidValues,
     grounding,
     items_left_out,
     message_body,
@@ -220,9 +219,18 @@ class BotPsyAgent:
             messages += await self._prepare_listing(job)
         values = said_values(words, now)
         made: set[str] = set()
-        pressing = False  # the last step's calls all ran and the request names more
         for step_number in range(self.settings.max_steps):
-            step_schemas = _step_schemas(schemas, job, words, values)
+            uids = frozenset().union(*(listed_uids(s.feedback) for s in turn.steps))
+            named: list[Event] = []
+            if any(s.prepared for s in turn.steps):
+                # The app listed the events: a change is offered for those the request
+                # names, or for none.
+                events = [e for s in turn.steps for e in listed_events(s.feedback)]
+                named = named_events(events, words, job.conversation.last_listed)
+                uids = frozenset(e.uid for e in named)
+            ran = frozenset(
+                s.report.tool for s in turn.steps if s.is_read and s.status is Status.DONE
+            )
             asked = time.monotonic()
             try:
                 plan = await self.planner.plan(
@@ -232,11 +240,19 @@ class BotPsyAgent:
                         request.language,
                         request.id,
                         step_number,
-                        # Words after a step end the turn: while the request names more to do
-                        # and an action is left for it, the step may only call (the 0.5B
-                        # started the coffee machine, then answered instead of telling Anna).
-                        calls_only=step_number == 0 or (pressing and _offers_action(step_schemas)),
-                        schemas=_or_none(step_schemas, offer.schemas),
+                        calls_only=step_number == 0,
+                        schemas=_or_none(
+                            without_targets_done(
+                                without_reads_run(
+                                    for_events(
+                                        with_listed_uids(schemas, uids), named, words, values
+                                    ),
+                                    ran,
+                                ),
+                                _targets_done(turn.steps),
+                            ),
+                            offer.schemas,
+                        ),
                     )
                 )
             except PlanError as err:
@@ -270,9 +286,9 @@ class BotPsyAgent:
             turn.steps.extend(steps)
             if any(s.status in ENDS_TURN for s in steps):
                 return
-            all_ran = all(s.status is Status.DONE and not s.is_read for s in steps)
-            pressing = all_ran and self._more_asked(job)
-            if all_ran and not pressing:
+            if all(s.status is Status.DONE and not s.is_read for s in steps) and not (
+                self._more_asked(job)
+            ):
                 return  # done: the outcome is said from the phrasebook, no extra model step
             if all(s.status is Status.DONE for s in steps) and not _offers_action(schemas):
                 # Only reads, and no action on offer for the next step: the answer is said
@@ -507,27 +523,6 @@ def _assistant_message(calls: tuple[RawCall, ...]) -> dict[str, Any]:
             for c in calls
         ],
     }
-
-
-def _step_schemas(
-    schemas: tuple[dict[str, Any], ...], job: Job, words: grounding.Request, values: SaidValues
-) -> tuple[dict[str, Any], ...]:
-    """One step's schemas: the request's, with the events it names (when the app listed
-    them), without the reads this turn ran and the targets it already acted on."""
-    steps = job.turn.steps
-    uids = frozenset().union(*(listed_uids(s.feedback) for s in steps))
-    named: list[Event] = []
-    if any(s.prepared for s in steps):
-        # The app listed the events: a change is offered for those the request names, or
-        # for none.
-        events = [e for s in steps for e in listed_events(s.feedback)]
-        named = named_events(events, words, job.conversation.last_listed)
-        uids = frozenset(e.uid for e in named)
-    ran = frozenset(s.report.tool for s in steps if s.is_read and s.status is Status.DONE)
-    return without_targets_done(
-        without_reads_run(for_events(with_listed_uids(schemas, uids), named, words, values), ran),
-        _targets_done(steps),
-    )
 
 
 def _or_none(
