@@ -486,6 +486,71 @@ async def test_a_message_the_request_says_gets_a_step_of_its_own(ha_bridge: HaBr
     assert [m.get("message") for m in recipient.received] == ["dinner is ready"]
 
 
+def _said_last(request: PlanRequest) -> str:
+    return str([m["content"] for m in request.messages if m.get("role") == "user"][-1])
+
+
+async def test_the_part_left_of_a_request_is_asked_about_alone(ha_bridge: HaBridge) -> None:
+    """Dev multi-coffee-and-message, multi-blinds-and-message: the real 0.5B did the first
+    part of "X and tell Anna Y" and answered its next step in words. The part left is then
+    asked about alone, as a first step (calls only), with the grammar narrowed to it."""
+    recipient = ha_bridge.home.phones["Daniel's phone"]
+    whole = "switch on the fairy lights and tell Daniel dinner is ready"
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        said = _said_last(request)
+        if said.endswith(whole):
+            if request.step == 0:
+                return [call("turn_on", entity_id=["switch.decorative_lights"])]
+            return "I have switched on the fairy lights."  # what the 0.5B did
+        if said.endswith(" tell Daniel dinner is ready") and request.calls_only:
+            return [call("send_message", recipient=recipient.recipient, message="dinner is ready")]
+        return "Done."
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    response = await agent.handle(ask(whole, admin(ha_bridge)))
+
+    assert [a.tool for a in response.actions] == ["turn_on", "send_message"], response
+    assert [m.get("message") for m in recipient.received] == ["dinner is ready"]
+    assert ha_bridge.index.home.state_of("switch.decorative_lights").state == "on"
+    focused = planner.requests[-1]
+    assert [m["role"] for m in focused.messages] == ["user"]  # a fresh request of its own
+    assert {s["name"] for s in focused.schemas or ()} >= {"send_message"}
+    assert "turn_on" not in {s["name"] for s in focused.schemas or ()}
+    assert response.status is Status.DONE
+    assert "Daniel" in response.speech, response.speech
+
+
+async def test_a_part_left_without_a_place_is_read_in_the_place_said_before(
+    ha_bridge: HaBridge,
+) -> None:
+    """Dev multi-study-evening: "I'm working in the study tonight: heater on and the light
+    at 70 percent" — the 0.5B set the light and stopped. The part left names no place; it is
+    asked about in the place the request said, and the preface, which asks for no change,
+    is never asked about."""
+    whole = "I'm working in the study tonight: desk lamp on and the thermostat at 20 degrees"
+    asked: list[str] = []
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        said = _said_last(request)
+        asked.append(said)
+        if said.endswith(whole):
+            if request.step == 0:
+                return [call("turn_on", entity_id=["light.office_rgbw_lights"])]
+            return "Done."
+        if said.endswith("the thermostat at 20 degrees in the Office"):
+            return [call("set_climate", entity_id=["climate.hvac"], temperature=20)]
+        return "Done."
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    response = await agent.handle(ask(whole, admin(ha_bridge)))
+
+    assert [a.tool for a in response.actions] == ["turn_on", "set_climate"], response
+    assert ha_bridge.index.home.state_of("climate.hvac").attributes["temperature"] == 20
+    assert not any(a.endswith("tonight") for a in asked), asked
+
+
 async def test_the_next_three_days_are_read_when_the_model_reads_one(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:

@@ -27,7 +27,7 @@ from botpsy_agent.agent.conversation import (
     Conversation,
     ConversationStore,
 )
-from botpsy_agent.agent.narrow_moves import recipient_names
+from botpsy_agent.agent.left import more_asked, part_left
 from botpsy_agent.agent.narrowing import (
     listed_uids,
     narrowed_schemas,
@@ -65,6 +65,7 @@ from botpsy_agent.llm.planning import (
     PlanError,
     PlanFailure,
     Planner,
+    PlannerTurn,
     PlanRequest,
     RawCall,
     StepTimings,
@@ -77,9 +78,9 @@ from botpsy_agent.policy import (
 )
 from botpsy_agent.words import (
     FastPath,
+    SaidValues,
     grounding,
     items_left_out,
-    message_body,
     said_values,
     separate_items,
 )
@@ -97,6 +98,18 @@ __all__ = ["ActionRunner", "AgentSettings", "BotPsyAgent"]
 class AgentSettings:
     max_steps: int = 4
     confirm_ttl_s: float = CONFIRM_TTL_S
+
+
+@dataclass
+class _Question:
+    """What a model step is asked: the messages, the words its grammar is narrowed to, and
+    whether it may only call (a first step) or also answer."""
+
+    messages: list[dict[str, Any]]
+    words: grounding.Request
+    schemas: tuple[dict[str, Any], ...]
+    values: SaidValues
+    calls_only: bool = True
 
 
 class BotPsyAgent:
@@ -207,66 +220,17 @@ class BotPsyAgent:
 
     async def _model_loop(self, job: Job) -> None:
         assert self.planner is not None
-        request, home, now, turn = job.request, job.home, job.now, job.turn
-        offer = job.offer = self.offer_for(request.principal, home, job.policy, now)
+        request, turn = job.request, job.turn
+        job.offer = self.offer_for(request.principal, job.home, job.policy, job.now)
         self._recent[request.principal.key] = (request.principal, time.monotonic())
-        area = home.areas[request.area_id].name if request.area_id in home.areas else None  # type: ignore[index]
-        user = {"role": "user", "content": f"{request_context(now, area_name=area)} {request.text}"}
-        messages = [*job.conversation.history, user]
-        words, last = job.words(), job.conversation.last_settings
-        schemas = narrowed_schemas(offer, words, home, now, last) or offer.schemas
-        if needs_listing(schemas):
-            messages += await self._prepare_listing(job)
-        values = said_values(words, now)
+        question = self._question(job, request.text)
+        if needs_listing(question.schemas):
+            question.messages += await self._prepare_listing(job)
         made: set[str] = set()
+        focused: set[str] = set()
         for step_number in range(self.settings.max_steps):
-            uids = frozenset().union(*(listed_uids(s.feedback) for s in turn.steps))
-            named: list[Event] = []
-            if any(s.prepared for s in turn.steps):
-                # The app listed the events: a change is offered for those the request
-                # names, or for none.
-                events = [e for s in turn.steps for e in listed_events(s.feedback)]
-                named = named_events(events, words, job.conversation.last_listed)
-                uids = frozenset(e.uid for e in named)
-            ran = frozenset(
-                s.report.tool for s in turn.steps if s.is_read and s.status is Status.DONE
-            )
-            asked = time.monotonic()
-            try:
-                plan = await self.planner.plan(
-                    PlanRequest(
-                        offer,
-                        tuple(messages),
-                        request.language,
-                        request.id,
-                        step_number,
-                        calls_only=step_number == 0,
-                        schemas=_or_none(
-                            without_targets_done(
-                                without_reads_run(
-                                    for_events(
-                                        with_listed_uids(schemas, uids), named, words, values
-                                    ),
-                                    ran,
-                                ),
-                                _targets_done(turn.steps),
-                            ),
-                            offer.schemas,
-                        ),
-                    )
-                )
-            except PlanError as err:
-                waited = (time.monotonic() - asked) * 1000  # a timeout's minute is the model's
-                turn.timings.model_ms += waited
-                turn.timings.steps.append(StepTimings(step_number, total_ms=waited))
-                turn.status, turn.error = self._model_failure(request, err)
-                return
-            turn.timings.model_ms += plan.model_ms
-            turn.timings.steps.append(plan.timings)
-            if plan.rejected:
-                # The model ignored its grammar (a fake or intercepted model server): its
-                # turn is reported, never run, and nothing more is asked of it.
-                turn.steps.extend(self._pipeline.rejected(r) for r in plan.rejected)
+            plan = await self._plan_step(job, question, step_number)
+            if plan is None:
                 return
             said = {json.dumps([c.name, c.arguments], sort_keys=True) for c in plan.calls}
             if said and said <= made:
@@ -286,22 +250,102 @@ class BotPsyAgent:
             turn.steps.extend(steps)
             if any(s.status in ENDS_TURN for s in steps):
                 return
-            if all(s.status is Status.DONE and not s.is_read for s in steps) and not (
-                self._more_asked(job)
-            ):
-                return  # done: the outcome is said from the phrasebook, no extra model step
-            if all(s.status is Status.DONE for s in steps) and not _offers_action(schemas):
+            if all(s.status is Status.DONE and not s.is_read for s in steps):
+                if not more_asked(job):
+                    return  # done: the outcome is said from the phrasebook, no extra model step
+                if (part := part_left(job, focused)) is not None:
+                    # The model is asked about the part left alone, as a first step: a
+                    # small model answers in words after one part of "X and tell Anna Y".
+                    focused.add(part)
+                    question = self._question(job, part)
+                    continue
+            if all(s.status is Status.DONE for s in steps) and not _offers_action(question.schemas):
                 # Only reads, and no action on offer for the next step: the answer is said
                 # from what was read; another step could only read again or write words
                 # nobody hears.
                 return
-            messages.append(_assistant_message(plan.calls))
-            messages.extend(
+            question.calls_only = False
+            question.messages.append(_assistant_message(plan.calls))
+            question.messages.extend(
                 {"role": "tool", "content": json.dumps(s.feedback, ensure_ascii=False)}
                 for s in steps
             )
         if not any(s.status is Status.DONE and not s.prepared for s in turn.steps):
             turn.status, turn.error = Status.ERROR, self._error(request, AgentCode.STEP_LIMIT)
+
+    def _question(self, job: Job, text: str) -> _Question:
+        """A first step about `text` (the request, or the part of it left): the
+        conversation so far, then `text`, with the grammar narrowed to its words."""
+        assert job.offer is not None
+        words = job.words(text)
+        narrowed = narrowed_schemas(
+            job.offer, words, job.home, job.now, job.conversation.last_settings
+        )
+        return _Question(
+            [*job.conversation.history, self._user_message(job, text)],
+            words,
+            narrowed or job.offer.schemas,
+            said_values(words, job.now),
+        )
+
+    async def _plan_step(
+        self, job: Job, question: _Question, step_number: int
+    ) -> PlannerTurn | None:
+        """The model's calls for this step, or None when the turn ends here (the model
+        failed, or ignored its grammar): the turn then says why."""
+        assert self.planner is not None and job.offer is not None
+        request, turn, words = job.request, job.turn, question.words
+        uids = frozenset().union(*(listed_uids(s.feedback) for s in turn.steps))
+        named: list[Event] = []
+        if any(s.prepared for s in turn.steps):
+            # The app listed the events: a change is offered for those the request
+            # names, or for none.
+            events = [e for s in turn.steps for e in listed_events(s.feedback)]
+            named = named_events(events, words, job.conversation.last_listed)
+            uids = frozenset(e.uid for e in named)
+        ran = frozenset(s.report.tool for s in turn.steps if s.is_read and s.status is Status.DONE)
+        schemas = without_targets_done(
+            without_reads_run(
+                for_events(with_listed_uids(question.schemas, uids), named, words, question.values),
+                ran,
+            ),
+            _targets_done(turn.steps),
+        )
+        asked = time.monotonic()
+        try:
+            plan = await self.planner.plan(
+                PlanRequest(
+                    job.offer,
+                    tuple(question.messages),
+                    request.language,
+                    request.id,
+                    step_number,
+                    calls_only=question.calls_only,
+                    schemas=_or_none(schemas, job.offer.schemas),
+                )
+            )
+        except PlanError as err:
+            waited = (time.monotonic() - asked) * 1000  # a timeout's minute is the model's
+            turn.timings.model_ms += waited
+            turn.timings.steps.append(StepTimings(step_number, total_ms=waited))
+            turn.status, turn.error = self._model_failure(request, err)
+            return None
+        turn.timings.model_ms += plan.model_ms
+        turn.timings.steps.append(plan.timings)
+        if plan.rejected:
+            # The model ignored its grammar (a fake or intercepted model server): its
+            # turn is reported, never run, and nothing more is asked of it.
+            turn.steps.extend(self._pipeline.rejected(r) for r in plan.rejected)
+            return None
+        return plan
+
+    @staticmethod
+    def _user_message(job: Job, text: str) -> dict[str, Any]:
+        """What the model reads of the user: the clock and the speaker's room, then `text`."""
+        home = job.home
+        area_id = job.request.area_id
+        area = home.areas[area_id].name if area_id is not None and area_id in home.areas else None
+        return {"role": "user", "content": f"{request_context(job.now, area_name=area)} {text}"}
 
     async def _prepare_listing(self, job: Job) -> list[dict[str, Any]]:
         """List the events a change to one needs, as the app's own read (agent/prepare.py):
@@ -317,38 +361,6 @@ class BotPsyAgent:
             _assistant_message((raw,)),
             {"role": "tool", "content": json.dumps(step.feedback, ensure_ascii=False)},
         ]
-
-    def _more_asked(self, job: Job) -> bool:
-        """Does the request name a device no step has acted on yet, or list an item no step
-        has added? "close the blinds and then switch on the reading lamp": the real 1.5B's
-        first step did only the blinds. Then the model gets another step; its words would
-        still end the turn unspoken. Only what the words name counts, not this
-        conversation's referents ("and in the hall too" points back at the kind of action,
-        not at the last room)."""
-        request = job.request
-        words = grounding.Request(request.text, request.language, speaker_area=request.area_id)
-        touched = {e for step in job.turn.steps for e in step.targets}
-        added = [
-            str(step.report.arguments.get("item", ""))
-            for step in job.turn.steps
-            if step.report.tool == "add_todo_item"
-        ]
-        return (
-            bool(grounding.named_beyond(words, job.home, touched))
-            or (bool(added) and grounding.items_beyond(words, added))
-            or self._message_left(job)
-        )
-
-    @staticmethod
-    def _message_left(job: Job) -> bool:
-        """Does the request say a message to someone that no step has sent? "start the
-        coffee machine and tell Anna coffee is on its way": the 0.5B did the first only."""
-        sent = any(s.report.tool == "send_message" for s in job.turn.steps)
-        offer = job.offer
-        if offer is None or "send_message" not in offer.tool_names or sent:
-            return False
-        names = recipient_names(job.home, offer.entity_ids)
-        return message_body(job.request.text, names) is not None
 
     async def _run_calls(self, calls: tuple[RawCall, ...], job: Job) -> list[Step]:
         steps = []

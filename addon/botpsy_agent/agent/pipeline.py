@@ -97,11 +97,12 @@ class Job:
         entity = self.home.entities.get(entity_id) or Entity(entity_id, entity_id)
         return may_read(self.policy, self.request.principal, entity, self.now)
 
-    def words(self) -> grounding.Request:
-        """The request's words and this conversation's referents, for grounding."""
+    def words(self, text: str | None = None) -> grounding.Request:
+        """The request's words (or `text`, a part of them) and this conversation's
+        referents, for grounding."""
         request = self.request
         return grounding.Request(
-            request.text,
+            request.text if text is None else text,
             request.language,
             frozenset(self.conversation.last_targets),
             frozenset(self.conversation.last_tools),

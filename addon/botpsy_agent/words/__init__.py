@@ -5,6 +5,7 @@ model-proposed call. Pure: imports only `home`, no I/O beyond reading its senten
 
 from botpsy_agent.words import grounding
 from botpsy_agent.words.checks import CallProblem, Quantity, check_call, corrected_call
+from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.content import (
     items_left_out,
     list_item,
@@ -48,6 +49,7 @@ __all__ = [
     "items_left_out",
     "list_item",
     "message_body",
+    "said_parts",
     "said_values",
     "say_clock",
     "say_when",

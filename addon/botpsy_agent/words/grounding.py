@@ -497,6 +497,11 @@ def _entity_named(
     )
 
 
+def places_said(request: Request, home: Home) -> tuple[str, ...]:
+    """The names of the rooms and floors the request says, as the home names them."""
+    return tuple(place.name for place in _places_said(request, home))
+
+
 def _places_said(request: Request, home: Home) -> list[Area | Floor]:
     rooms: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
     return [p for p in rooms if request.says_any(_place_names(p))]
