@@ -226,6 +226,28 @@ async def test_follow_ups_use_the_conversation(ha_bridge: HaBridge) -> None:
     assert len(planner.requests) == 2  # the first turn never reached the model
 
 
+async def test_the_model_reads_the_last_turn_of_a_conversation_not_all_of_it(
+    ha_bridge: HaBridge,
+) -> None:
+    """In one Assist dialog every earlier turn was read again at each request: after eight
+    requests the real 0.5B evaluated 1,250 tokens of them (8 s on 2 cores). A follow-up
+    points back at the last turn; the turns before it are left out."""
+    planner = ScriptedPlanner(
+        lambda request: [call("no_tool_fits", reason="no function does this")]
+    )
+    agent = make_agent(ha_bridge, planner)
+    me = admin(ha_bridge)
+    first = await agent.handle(ask("write a haiku about the rain", me))
+    conversation = first.conversation_id
+    await agent.handle(ask("book a table for two tonight", me, conversation_id=conversation))
+    await agent.handle(ask("who won the football yesterday", me, conversation_id=conversation))
+
+    read = [str(m["content"]) for m in planner.requests[-1].messages if m["role"] == "user"]
+    assert len(read) == 2, read  # the last turn, then this request
+    assert read[0] == "book a table for two tonight"
+    assert read[1].endswith("who won the football yesterday")
+
+
 async def test_confirmation_accepted_executes_exactly_the_asked_call(ha_bridge: HaBridge) -> None:
     agent = make_agent(ha_bridge)
     me = admin(ha_bridge)

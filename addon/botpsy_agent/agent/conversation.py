@@ -17,6 +17,7 @@ from botpsy_agent.policy import Principal
 MAX_CONVERSATIONS = 500
 IDLE_TTL_S = 15 * 60
 MAX_HISTORY_CHARS = 3000
+HISTORY_TURNS = 1
 CONFIRM_TTL_S = 60.0
 
 
@@ -53,8 +54,15 @@ class Conversation:
     updated_at: float = field(default_factory=time.monotonic)
 
     def remember(self, messages: list[dict[str, Any]]) -> None:
-        """Append a turn's messages, then drop the oldest turns beyond the size budget."""
+        """Keep the last `HISTORY_TURNS` turns' messages within the size budget. The model
+        reads all of them at every request: in one Assist dialog, eight requests made the
+        0.5B evaluate 1,250 tokens of earlier, unrelated turns (8 s on 2 cores). What a
+        follow-up points back at ("it", "the same", "and the hall too") is the last turn,
+        and this conversation's referents keep it besides."""
         self.history.extend(messages)
+        starts = [n for n, m in enumerate(self.history) if m.get("role") == "user"]
+        if len(starts) > HISTORY_TURNS:
+            del self.history[: starts[-HISTORY_TURNS]]
         while _size(self.history) > MAX_HISTORY_CHARS and len(self.history) > 1:
             # Drop whole turns: everything up to the next user message.
             del self.history[0]
