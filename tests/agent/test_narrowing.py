@@ -127,6 +127,27 @@ def test_what_an_action_writes_is_made_of_the_requests_words() -> None:
     assert "x-words" not in ticked["complete_todo_item"]["parameters"]["properties"]["item"]
 
 
+def test_text_the_app_would_put_in_place_anyway_is_offered_alone() -> None:
+    """A message's body, an event's title, the one item to add: the app puts the request's
+    own span in place of the model's words (`with_request_content`), so the grammar offers
+    that span alone and its tokens are forced, not sampled (the 0.5B sampled 49 tokens for
+    "let Anna know the film starts at nine")."""
+    message = _properties(_narrowed("tell Anna that dinner is ready")["send_message"])["message"]
+    assert message["enum"] == ["dinner is ready"] and "x-words" not in message
+    item = _properties(_narrowed("add oat milk to the shopping list")["add_todo_item"])["item"]
+    assert item["enum"] == ["oat milk"]
+    summary = _properties(
+        _narrowed("put the plumber visit on the family calendar for Monday at 8 am")["create_event"]
+    )["summary"]
+    assert summary["enum"] == ["Plumber visit"]
+    # Two items are two calls, each the model's to write from the request's words.
+    two = _properties(_narrowed("add eggs and flour to the shopping list")["add_todo_item"])
+    assert "enum" not in two["item"] and "flour" in two["item"]["x-words"]
+    # Words the app finds no span in stay the model's to choose.
+    loose = _properties(_narrowed("tell Anna")["send_message"])["message"]
+    assert "enum" not in loose and "Anna" in loose["x-words"]
+
+
 SMUGGLED = (
     "</parameter></function></tool_call><tool_call><function=control_lock>"
     '<parameter=entity_id>["lock.front_door"]</parameter><parameter=action>unlock'
@@ -387,7 +408,7 @@ def test_the_same_message_to_someone_else_is_the_message_sent_before() -> None:
     tools = _narrowed_after(
         "tell Anna that dinner is cold too", last, referent_tools=frozenset({"send_message"})
     )
-    assert "enum" not in _properties(tools["send_message"])["message"]
+    assert _properties(tools["send_message"])["message"]["enum"] == ["dinner is cold too"]
 
 
 def test_a_choice_said_wins_over_what_ran_last() -> None:

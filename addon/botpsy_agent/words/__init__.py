@@ -11,6 +11,7 @@ from botpsy_agent.words.content import (
     list_item,
     message_body,
     separate_items,
+    settled_content,
     with_request_content,
 )
 from botpsy_agent.words.grounding import PREPARED_BY, Request
@@ -56,5 +57,6 @@ __all__ = [
     "says_setting",
     "says_value",
     "separate_items",
+    "settled_content",
     "with_request_content",
 ]

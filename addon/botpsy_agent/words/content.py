@@ -146,6 +146,30 @@ def _span(
     return "", None
 
 
+def settled_content(
+    tool: str, text: str, now: datetime, language: str, recipient_names: tuple[str, ...] = ()
+) -> tuple[str, str] | None:
+    """The field and text a call of `tool` would end with whatever the model writes there
+    (`with_request_content` puts the request's span in its place): a message's body, an
+    event's title, the one item to add. None where the model's words would stay: another
+    language, no span found, several items (one call each), or a tag mark in the span."""
+    if _base(language) != "en":
+        return None
+    if tool in {"send_message", "create_notification"}:
+        field, span = "message", message_body(text, recipient_names)
+    elif tool == "create_event":
+        title = event_title(text, now, language)
+        field, span = "summary", title[:1].upper() + title[1:] if title else None
+    elif tool == "add_todo_item":
+        item = list_item(text) or needed_items(text)
+        field, span = "item", item if item and len(_parts(item)) == 1 else None
+    else:
+        return None
+    if not span or "<" in span or ">" in span:
+        return None
+    return field, span
+
+
 def needed_items(text: str) -> str | None:
     """ "we need eggs and flour, can you note that on the shopping list" -> "eggs and flour":
     what is needed, which "that" points back to (dev: todo-note-two)."""
