@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
+import json
 from typing import Any
 
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
@@ -506,6 +507,63 @@ async def test_a_message_the_request_says_gets_a_step_of_its_own(ha_bridge: HaBr
     assert [a.tool for a in response.actions] == ["turn_on", "send_message"], response
     assert len(planner.requests) == 2
     assert [m.get("message") for m in recipient.received] == ["dinner is ready"]
+
+
+async def test_moving_an_event_the_request_names_is_done_not_asked_about(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev calendar-move: both real models moved the dentist (tomorrow 15:00) to 17:00 the
+    same day, as asked, and were asked "Did you want me to change the event?": the request
+    says no calendar. The event it names by title names its calendar. An event it does not
+    name is still asked about."""
+    noon = dt_util.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    dentist_at = noon + timedelta(days=1, hours=3)
+    await _family_calendar_with(
+        hass, ha_bridge, ("Dentist", dentist_at), ("Piano lesson", dentist_at + timedelta(days=1))
+    )
+    day = dentist_at.strftime("%Y-%m-%d")
+
+    def moving(title: str) -> ScriptedPlanner:
+        def choose(request: PlanRequest) -> list[RawCall] | str:
+            if request.step > 0:
+                return "Done."
+            listing = json.loads(
+                str([m for m in request.messages if m["role"] == "tool"][-1]["content"])
+            )
+            events = listing["result"]["actions"][0]["response"]["calendar.family"]["events"]
+            uid = next(e["uid"] for e in events if e["summary"] == title)
+            return [
+                call(
+                    "update_event",
+                    calendar_id="calendar.family",
+                    uid=uid,
+                    summary=title,
+                    start=f"{day}T17:00:00",
+                    minutes=60,
+                )
+            ]
+
+        return ScriptedPlanner(choose)
+
+    moved = await make_agent(ha_bridge, moving("Dentist")).handle(
+        ask("move the dentist to 5 pm", admin(ha_bridge))
+    )
+    assert moved.status is Status.DONE, moved
+    assert [a.outcome for a in moved.actions] == [Outcome.EXECUTED, Outcome.EXECUTED]
+    events = await hass.services.async_call(
+        "calendar",
+        "get_events",
+        {"entity_id": "calendar.family", "start_date_time": noon, "duration": {"days": 3}},
+        blocking=True,
+        return_response=True,
+    )
+    starts = {e["summary"]: e["start"] for e in events["calendar.family"]["events"]}  # type: ignore[index,union-attr]
+    assert starts["Dentist"].startswith(f"{day}T17:00"), starts
+
+    other = await make_agent(ha_bridge, moving("Piano lesson")).handle(
+        ask("move the dentist to 5 pm", admin(ha_bridge))
+    )
+    assert other.status is not Status.DONE, other  # the piano lesson is not the dentist
 
 
 def _said_last(request: PlanRequest) -> str:

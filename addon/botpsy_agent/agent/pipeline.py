@@ -17,6 +17,7 @@ import time
 from typing import Protocol
 
 from botpsy_agent.agent.conversation import Conversation, ConversationStore, PendingConfirmation
+from botpsy_agent.agent.prepare import listed_events, named_events
 from botpsy_agent.agent.protocol import (
     ActionReport,
     AgentCode,
@@ -201,7 +202,7 @@ class CallPipeline:
             return self.refused(report, decision, resolved.entity_ids)
         verdict = grounding.Verdict.GROUNDED
         if words is not None:
-            verdict = grounding.check(resolved, words, home)
+            verdict = grounding.check(resolved, words, home, _events_named(job, words))
         if (unasked := self._unasked(report, resolved, verdict, job)) is not None:
             return unasked
         if verdict is grounding.Verdict.ASK and isinstance(decision, Allow):
@@ -427,3 +428,9 @@ class CallPipeline:
         report.outcome = Outcome.HANDED_OFF
         job.turn.handoff = describe(resolved.actions[0])
         return Step(report, Status.DONE, HandedOff(), {"handed_off": True}, is_read)
+
+
+def _events_named(job: Job, words: grounding.Request) -> frozenset[str]:
+    """The uids of the events this turn listed that the request names."""
+    listed = [e for step in job.turn.steps for e in listed_events(step.feedback)]
+    return frozenset(e.uid for e in named_events(listed, words, job.conversation.last_listed))

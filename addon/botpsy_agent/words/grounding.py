@@ -19,8 +19,11 @@ lists the events to find it). They change nothing and stay inside the principal'
 fast path's calls are grounded by construction (they were recognised from the words). An
 ungrounded action is never executed: when the request has some home intent it becomes a
 question ("Did you want me to turn on the bedroom light?"), otherwise the request gets
-"no tool fits". Tool output (entity names, events, list items) never grounds anything: only
-the user's own text and this conversation's earlier targets do. What the request negates
+"no tool fits". Tool output (entity names, events, list items) never grounds anything by
+itself: only the user's own text and this conversation's earlier targets do. An event's
+title counts as a calendar's name does: a change to an event names its calendar when the
+user's words say a word of that event's title ("move the dentist to 5 pm"), or point back
+at the events last listed ("cancel it"). What the request negates
 ("don't turn off the cameras") names nothing (`negation.py`).
 
 Cost: a few regular-expression searches per target, well under a millisecond for a call.
@@ -53,7 +56,8 @@ from botpsy_agent.words.grounding_words import (
     WHEN,
 )
 from botpsy_agent.words.phrasing import join_particles
-from tool_schemas.base import Access
+from tool_schemas.base import Access, Tool
+from tool_schemas.calendar import DeleteEvent, UpdateEvent
 from tool_schemas.messaging import CompleteTodoItem, RemoveTodoItem
 
 READ_KINDS = ("list_events", "check_free_busy")
@@ -158,8 +162,14 @@ class Request:
         return bool(words) and f" {joined} " in self._padded
 
 
-def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
-    """Whether this resolved, model-proposed call was asked for."""
+def check(
+    resolved: ResolvedCall,
+    request: Request,
+    home: Home,
+    events_named: frozenset[str] = frozenset(),
+) -> Verdict:
+    """Whether this resolved, model-proposed call was asked for. `events_named`: the uids of
+    the listed events the request names (by title, or pointing back at the last listing)."""
     call = resolved.call
     if call.access is not Access.CONTROL:
         # Reads change nothing and stay in scope, but a request about nothing of the home
@@ -174,7 +184,9 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
     kind = request.says_any(KINDS[language].get(call.name, ())) or (
         call.name in request.referent_tools and request.says_any(REFERRING.get(language, ()))
     )
-    targets = all(_target_named(e, resolved, request, home, language) for e in resolved.targets)
+    targets = _event_named(resolved.call, events_named) or all(
+        _target_named(e, resolved, request, home, language) for e in resolved.targets
+    )
     asks_to_know = request.is_question
     if kind and targets and not asks_to_know:
         return Verdict.GROUNDED
@@ -183,6 +195,12 @@ def check(resolved: ResolvedCall, request: Request, home: Home) -> Verdict:
     if asks_to_know or not (kind or targets):
         return Verdict.UNRELATED
     return Verdict.ASK
+
+
+def _event_named(call: Tool, events_named: frozenset[str]) -> bool:
+    """A change to an event the request names names its calendar: "move the dentist to
+    5 pm" says no calendar, and was asked about (dev calendar-move, both real models)."""
+    return isinstance(call, UpdateEvent | DeleteEvent) and call.uid in events_named
 
 
 def borrows_verb(resolved: ResolvedCall, request: Request, home: Home) -> bool:
