@@ -54,6 +54,21 @@ def test_one_named_event_keeps_its_title_and_length_and_moves_by_what_was_said()
     assert properties["start"]["enum"] == ["2026-12-05T18:00"]
 
 
+def test_a_named_event_with_its_new_time_known_leaves_no_other_change_on_offer() -> None:
+    """Dev calendar-move-later: the real 0.5B chose the TV's "back" for "push the piano
+    lesson back by an hour"."""
+    media = {"name": "control_media", "access": "control", "parameters": {"properties": {}}}
+    read = {"name": "get_state", "access": "read", "parameters": {"properties": {}}}
+    update = {**_update(), "access": "control"}
+    words = Request("push the piano lesson back by an hour", "en")
+    kept = for_events((update, media, read), [PIANO], words, said_values(words, NOW))
+    assert [s["name"] for s in kept] == ["update_event", "get_state"]
+    # Its new time not known: the model may still choose among the changes.
+    words = Request("do something about the piano lesson", "en")
+    kept = for_events((update, media), [PIANO], words, said_values(words, NOW))
+    assert [s["name"] for s in kept] == ["update_event", "control_media"]
+
+
 def test_a_time_said_without_a_day_is_that_time_of_the_events_own_day() -> None:
     """Dev followup-piano-move: the real 1.5B moved the piano lesson, two days ahead, to
     today at 18:00 for "move it to 6 pm"."""

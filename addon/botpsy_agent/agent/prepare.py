@@ -21,7 +21,7 @@ from typing import Any
 
 from botpsy_agent.agent.schema_fields import properties
 from botpsy_agent.words import REFERRING, SaidValues, find_spoken_times, grounding
-from tool_schemas.base import Tool
+from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import ListEvents
 
 UID_TOOLS = ("update_event", "delete_event")
@@ -149,10 +149,17 @@ def for_events(
         return schemas
     offers_change = any(s["name"] in UID_TOOLS for s in schemas)
     moved = len(events) == 1 and _new_start(events[0], words, values) is not None
+    moving = moved and any(s["name"] == "update_event" for s in schemas)
     out = []
     for schema in schemas:
         if schema["name"] == "no_tool_fits" and offers_change:
             continue  # the change asked for, of the event named, is on offer: it fits
+        acts = schema.get("access") == Access.CONTROL.value
+        if moving and acts and schema["name"] not in UID_TOOLS:
+            # The event named and its new time known: moving it is the change asked for.
+            # The real 0.5B chose the TV's "back" for "push the piano lesson back by an
+            # hour" (dev calendar-move-later).
+            continue
         if schema["name"] == "ask_user" and moved:
             continue  # "push it back an hour": its new time is known, nothing to ask
         if schema["name"] not in UID_TOOLS or "uid" not in properties(schema):
