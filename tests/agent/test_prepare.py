@@ -69,6 +69,23 @@ def test_a_named_event_with_its_new_time_known_leaves_no_other_change_on_offer()
     assert [s["name"] for s in kept] == ["update_event", "control_media"]
 
 
+def test_deleting_the_one_event_named_leaves_nothing_to_ask() -> None:
+    """Dev calendar-delete-dinner: the real 0.5B answered "take the family dinner off the
+    calendar" with "For when?", the dinner listed before it."""
+    asking = {"name": "ask_user", "access": "read", "parameters": {"properties": {}}}
+    delete = {
+        "name": "delete_event",
+        "access": "control",
+        "parameters": {"properties": {"uid": {"type": "string"}}},
+    }
+    words = Request("take the family dinner off the calendar", "en")
+    kept = for_events((delete, asking), [DINNER], words, said_values(words, NOW))
+    assert [s["name"] for s in kept] == ["delete_event"]
+    # Two events named: which one is still the user's to say.
+    kept = for_events((delete, asking), [DINNER, PIANO], words, said_values(words, NOW))
+    assert [s["name"] for s in kept] == ["delete_event", "ask_user"]
+
+
 def test_a_time_said_without_a_day_is_that_time_of_the_events_own_day() -> None:
     """Dev followup-piano-move: the real 1.5B moved the piano lesson, two days ahead, to
     today at 18:00 for "move it to 6 pm"."""

@@ -150,6 +150,8 @@ def for_events(
     offers_change = any(s["name"] in UID_TOOLS for s in schemas)
     moved = len(events) == 1 and _new_start(events[0], words, values) is not None
     moving = moved and any(s["name"] == "update_event" for s in schemas)
+    names = {s["name"] for s in schemas}
+    deleting = len(events) == 1 and "delete_event" in names and "update_event" not in names
     out = []
     for schema in schemas:
         if schema["name"] == "no_tool_fits" and offers_change:
@@ -160,8 +162,10 @@ def for_events(
             # The real 0.5B chose the TV's "back" for "push the piano lesson back by an
             # hour" (dev calendar-move-later).
             continue
-        if schema["name"] == "ask_user" and moved:
-            continue  # "push it back an hour": its new time is known, nothing to ask
+        if schema["name"] == "ask_user" and (moved or deleting):
+            # "push it back an hour": its new time is known; "take the family dinner off
+            # the calendar": nothing is left to ask (the 0.5B asked "For when?").
+            continue
         if schema["name"] not in UID_TOOLS or "uid" not in properties(schema):
             out.append(schema)
             continue
