@@ -566,6 +566,59 @@ async def test_moving_an_event_the_request_names_is_done_not_asked_about(
     assert other.status is not Status.DONE, other  # the piano lesson is not the dentist
 
 
+async def _shopping_list_with(hass: HomeAssistant, *items: str) -> None:
+    for item in items:
+        await hass.services.async_call(
+            "todo", "add_item", {"item": item}, target={"entity_id": "todo.shopping_list"}
+        )
+    await hass.async_block_till_done()
+
+
+async def _open_items(hass: HomeAssistant) -> list[str]:
+    found = await hass.services.async_call(
+        "todo",
+        "get_items",
+        {"status": ["needs_action"]},
+        target={"entity_id": "todo.shopping_list"},
+        blocking=True,
+        return_response=True,
+    )
+    return [i["summary"] for i in found["todo.shopping_list"]["items"]]  # type: ignore[index,union-attr]
+
+
+async def test_a_tick_off_is_offered_the_listed_items_the_request_names(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev todo-tick-milk: the real 0.5B ticked off "reading_lamp" for "I already got the
+    milk, tick it off". The app reads the list first and offers the items named; for
+    "everything", every item (dev recover-list-then-complete)."""
+    await _shopping_list_with(hass, "milk", "bread")
+    offered: list[list[str]] = []
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step > 0:
+            return "Done."
+        tools = {s["name"]: s for s in request.schemas or ()}
+        enum = tools["complete_todo_item"]["parameters"]["properties"]["item"]["enum"]
+        offered.append(enum)
+        return [call("complete_todo_item", list_id="todo.shopping_list", item=enum[0])]
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    done = await agent.handle(ask("I already got the milk, tick it off", admin(ha_bridge)))
+    assert done.status is Status.DONE, done
+    assert offered == [["milk"]]
+    assert await _open_items(hass) == ["bread"]
+    assert [a.tool for a in done.actions] == ["list_todo_items", "complete_todo_item"]
+    assert "bread" not in done.speech  # the app's own read is not said
+
+    await _shopping_list_with(hass, "eggs")
+    bought = await agent.handle(ask("I bought everything on the shopping list", admin(ha_bridge)))
+    assert sorted(offered[-1]) == ["bread", "eggs"]
+    # The model ticked off one; the request named them all.
+    assert bought.status is Status.DONE, bought
+    assert await _open_items(hass) == []
+
+
 def _said_last(request: PlanRequest) -> str:
     return str([m["content"] for m in request.messages if m.get("role") == "user"][-1])
 

@@ -28,6 +28,7 @@ from botpsy_agent.agent.conversation import (
     ConversationStore,
 )
 from botpsy_agent.agent.left import more_asked, part_left
+from botpsy_agent.agent.list_items import every_item, for_items, list_to_read, listed_items
 from botpsy_agent.agent.narrowing import (
     listed_uids,
     narrowed_schemas,
@@ -224,8 +225,7 @@ class BotPsyAgent:
         job.offer = self.offer_for(request.principal, job.home, job.policy, job.now)
         self._recent[request.principal.key] = (request.principal, time.monotonic())
         question = self._question(job, request.text)
-        if needs_listing(question.schemas):
-            question.messages += await self._prepare_listing(job)
+        question.messages += await self._prepare_listing(job, question)
         made: set[str] = set()
         focused: set[str] = set()
         for step_number in range(self.settings.max_steps):
@@ -306,7 +306,13 @@ class BotPsyAgent:
         ran = frozenset(s.report.tool for s in turn.steps if s.is_read and s.status is Status.DONE)
         schemas = without_targets_done(
             without_reads_run(
-                for_events(with_listed_uids(question.schemas, uids), named, words, question.values),
+                for_items(
+                    for_events(
+                        with_listed_uids(question.schemas, uids), named, words, question.values
+                    ),
+                    [i for s in turn.steps if s.prepared for i in listed_items(s.feedback)],
+                    words,
+                ),
                 ran,
             ),
             _targets_done(turn.steps),
@@ -347,10 +353,18 @@ class BotPsyAgent:
         area = home.areas[area_id].name if area_id is not None and area_id in home.areas else None
         return {"role": "user", "content": f"{request_context(job.now, area_name=area)} {text}"}
 
-    async def _prepare_listing(self, job: Job) -> list[dict[str, Any]]:
-        """List the events a change to one needs, as the app's own read (agent/prepare.py):
-        the messages that show the model the listing."""
-        call = listing_call(job.now)
+    async def _prepare_listing(self, job: Job, question: _Question) -> list[dict[str, Any]]:
+        """Read the events or list items a change on offer needs first, as the app's own
+        read (`agent/prepare.py`, `agent/list_items.py`): the messages that show the model
+        the listing; none when no such change is on offer."""
+        schemas = question.schemas
+        call = (
+            listing_call(job.now)
+            if needs_listing(schemas)
+            else list_to_read(schemas, question.words)
+        )
+        if call is None:
+            return []
         step = await self._pipeline.carry_out(call, job)
         step.prepared = True
         job.turn.steps.append(step)
@@ -366,6 +380,8 @@ class BotPsyAgent:
         steps = []
         words = job.words()
         calls = _items_apart(calls, job.request.text)
+        listed = [i for s in job.turn.steps if s.prepared for i in listed_items(s.feedback)]
+        calls = every_item(calls, listed, words)
         contradicting = _contradicting(calls)
         for number, raw in enumerate(calls):
             call = _typed(raw, contradicts=number in contradicting)
