@@ -294,6 +294,16 @@ def test_a_bit_chilly_names_the_rooms_thermostat() -> None:
     assert verdict("it's a bit chilly in the kids room", warmer) is grounding.Verdict.GROUNDED
 
 
+def test_a_word_of_a_name_that_is_a_verbs_particle_names_nothing_alone() -> None:
+    """Dev followup-heater-off-again: "actually, switch it back off" named the back door,
+    so the real 0.5B got a second step and toggled the heater back on."""
+    home = family_home()
+    back = grounding.Request("actually, switch it back off", "en")
+    assert "lock.back_door" not in grounding.named_entities(back, home)
+    door = grounding.Request("is the back door locked", "en")
+    assert "lock.back_door" in grounding.named_entities(door, home)
+
+
 def test_ticking_off_a_said_item_names_the_homes_only_list() -> None:
     # The real 1.5B's call for "I already got the milk, tick it off" was asked about.
     tick = call("complete_todo_item", list_id="todo.shopping_list", item="milk")

@@ -69,6 +69,11 @@ PREPARED_BY = {
 """Reads that a change needs first (an event's uid, an item as listed): a request that asks
 for the change ("move the dentist to 5 pm") asks for the read too."""
 STOPWORDS = frozenset({"the", "a", "an", "of", "my", "our", "s", "and", "in", "on", "to"})
+PARTICLES = frozenset({"back", "off", "out", "over", "up", "down"})
+"""Words of a name that are also a verb's particle ("switch it back off", "turn it up"):
+they name the device only with the rest of its name ("the back door"). The real 0.5B was
+given a second step for "actually, switch it back off", as if the back door were named,
+and toggled the heater back on (dev followup-heater-off-again)."""
 DEVICE_WORDS = frozenset(w for table in DOMAINS.values() for ws in table.values() for w in ws)
 SPACELESS_LANGUAGES = frozenset({"ko", "ja", "zh"})
 
@@ -637,7 +642,7 @@ def _distinctive(entity: Entity, home: Home) -> tuple[str, ...]:
 def _distinctive_words(entity: Entity, home: Home) -> tuple[str, ...]:
     """The entity's full names, and the words of them that say which one it is: not its
     area's or floor's name, not a generic device word, not a stop word."""
-    generic = set(DEVICE_WORDS) | STOPWORDS
+    generic = set(DEVICE_WORDS) | STOPWORDS | PARTICLES
     for place in (home.areas.get(entity.area_id or ""), home.floors.get(entity.floor_id or "")):
         if place is not None:
             generic.update(w for name in _place_names(place) for w in _normalize(name).split())
