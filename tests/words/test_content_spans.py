@@ -80,6 +80,13 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
         ("text the broken phone hi", "hi"),
         ("tell Min-ji dinner is ready", None),  # not the call's recipient: the model's stands
         ("tell me a joke", None),
+        # A later part says it (dev multi-blinds-and-message: the 0.5B sent "Sam is ready").
+        ("open the bedroom blinds and tell Sam breakfast is ready", "breakfast is ready"),
+        (
+            "switch the kettle on, then tell Anna tea is ready and the cake too",
+            "tea is ready and the cake too",
+        ),
+        ("open the blinds and tell me a joke", None),
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:

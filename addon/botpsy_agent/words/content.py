@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 import re
 
+from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.spoken_time import find_spoken_times
 from tool_schemas.base import Tool
 from tool_schemas.calendar import CreateEvent
@@ -91,7 +92,20 @@ def event_title(text: str, now: datetime, language: str) -> str | None:
 def message_body(text: str, recipient_names: tuple[str, ...] = ()) -> str | None:
     """ "tell Sam that dinner is ready" -> "dinner is ready". After "tell"/"text"/"let …
     know", only where the recipient is said by one of `recipient_names` (or the first word
-    of one: "Sam" of "Sam's phone"): a recipient may be several words ("the broken phone")."""
+    of one: "Sam" of "Sam's phone"): a recipient may be several words ("the broken phone").
+    A later part of the request may say it: "open the bedroom blinds and tell Sam breakfast
+    is ready" (dev multi-blinds-and-message: the 0.5B sent "Sam is ready")."""
+    body = _body(text, recipient_names)
+    if body is not None:
+        return body
+    for part in said_parts(text, "en")[1:]:
+        start = text.find(part)
+        if start > 0 and (body := _body(text[start:], recipient_names)) is not None:
+            return body
+    return None
+
+
+def _body(text: str, recipient_names: tuple[str, ...]) -> str | None:
     folded = " ".join(text.strip().split())
     lowered = folded.lower()  # .lower keeps the positions
     found = _SAYING.search(lowered)
