@@ -14,6 +14,7 @@ from homeassistant.util import dt as dt_util
 import pytest
 
 from botpsy_agent.agent.protocol import Outcome, Path, Status
+from botpsy_agent.home import Area, Entity, Home
 from botpsy_agent.home.resolve import resolve_call
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import PlannerTurn, PlanRequest
@@ -302,6 +303,22 @@ def test_a_word_of_a_name_that_is_a_verbs_particle_names_nothing_alone() -> None
     assert "lock.back_door" not in grounding.named_entities(back, home)
     door = grounding.Request("is the back door locked", "en")
     assert "lock.back_door" in grounding.named_entities(door, home)
+
+
+def test_a_device_word_of_its_own_name_names_a_device_in_the_place_said() -> None:
+    """Dev multi-study-evening: "I'm working in the study tonight: heater on and the light
+    at 70 percent" named the office light but not the "Office heater", a switch ("heater"
+    is a word for thermostats), so its part was never asked about."""
+    home = Home.of(
+        [
+            Entity("switch.office_heater", "Office heater", area_id="office"),
+            Entity("light.office", "Office light", area_id="office"),
+            Entity("switch.kitchen_heater", "Kitchen heater", area_id="kitchen"),
+        ],
+        [Area("office", "Office", aliases=("study",)), Area("kitchen", "Kitchen")],
+    )
+    words = grounding.Request("I'm in the study tonight: heater on and the light at 70", "en")
+    assert grounding.named_entities(words, home) == {"switch.office_heater", "light.office"}
 
 
 def test_ticking_off_a_said_item_names_the_homes_only_list() -> None:
