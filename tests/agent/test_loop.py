@@ -590,8 +590,9 @@ async def test_a_tick_off_is_offered_the_listed_items_the_request_names(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
     """Dev todo-tick-milk: the real 0.5B ticked off "reading_lamp" for "I already got the
-    milk, tick it off". The app reads the list first and offers the items named; for
-    "everything", every item (dev recover-list-then-complete)."""
+    milk, tick it off", then, with the list read, asked which list. The app reads the list
+    first and offers the items named, and no question; for "everything", every item (dev
+    recover-list-then-complete: "no tool fits")."""
     await _shopping_list_with(hass, "milk", "bread")
     offered: list[list[str]] = []
 
@@ -599,6 +600,7 @@ async def test_a_tick_off_is_offered_the_listed_items_the_request_names(
         if request.step > 0:
             return "Done."
         tools = {s["name"]: s for s in request.schemas or ()}
+        assert not {"ask_user", "no_tool_fits"} & set(tools)  # the change is on offer
         enum = tools["complete_todo_item"]["parameters"]["properties"]["item"]["enum"]
         offered.append(enum)
         return [call("complete_todo_item", list_id="todo.shopping_list", item=enum[0])]

@@ -72,9 +72,14 @@ def for_items(
         named = list(items)
     if not named:
         return schemas
+    changes = any(s["name"] in ITEM_TOOLS for s in schemas)
     return tuple(
         _limited(s, named) if s["name"] in ITEM_TOOLS and "item" in properties(s) else s
         for s in schemas
+        # The change asked for, of the items named, is on offer: nothing to ask and no
+        # "no tool fits" (the real 0.5B asked "Which do you mean: Shopping list?", the only
+        # list, and said no tool fits for "I bought everything on the shopping list").
+        if not (changes and s["name"] in {"ask_user", "no_tool_fits"})
     )
 
 
