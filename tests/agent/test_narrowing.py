@@ -422,6 +422,17 @@ def test_a_choice_said_wins_over_what_ran_last() -> None:
     assert _properties(tools["control_media"])["action"]["enum"] == ["pause"]
 
 
+def test_which_one_is_not_asked_when_the_request_names_one() -> None:
+    """Dev calendar-child-writes: "Which do you mean: Family?" was asked of a request that
+    named the one calendar."""
+    one = _narrowed("the garage door, do something")
+    asking = one.get("ask_user")
+    assert asking is None or "target" not in _properties(asking)["missing"]["enum"]
+    two = _narrowed("the blinds, do something")
+    assert "target" in _properties(two["ask_user"])["missing"]["enum"]
+    assert len(_properties(two["ask_user"])["candidates"]["items"]["enum"]) == 2
+
+
 def test_read_me_asks_to_know() -> None:
     tools = _narrowed("read me the shopping list")
     assert "list_todo_items" in tools and "add_todo_item" not in tools

@@ -57,12 +57,18 @@ def asking_only(schema: dict[str, Any], asked: Asked) -> dict[str, Any] | None:
         and grounding.asks_for(asked.words, asked.home, m)
         and not _says_already(m, asked)
     ]
+    candidates = enum_of(properties(schema).get("candidates"))
+    chosen = [c for c in candidates or () if c in asked.named]
+    if len(chosen) == 1:
+        # One target named: "Which do you mean: Family?" is no question (the real 0.5B
+        # asked it of a child's "put a sleepover on the family calendar", which no tool
+        # of hers fits; dev calendar-child-writes).
+        missing = [m for m in missing if m != "target"]
     if not missing:
         return None
-    candidates = enum_of(properties(schema).get("candidates"))
     schema = copy.deepcopy(schema)
     properties(schema)["missing"]["enum"] = missing
-    if candidates is not None and (chosen := [c for c in candidates if c in asked.named]):
+    if chosen:
         properties(schema)["candidates"]["items"]["enum"] = chosen
     return schema
 
