@@ -319,6 +319,11 @@ def test_a_device_word_of_its_own_name_names_a_device_in_the_place_said() -> Non
     )
     words = grounding.Request("I'm in the study tonight: heater on and the light at 70", "en")
     assert grounding.named_entities(words, home) == {"switch.office_heater", "light.office"}
+    # "heater" is a word for thermostats, yet it borrows no verb from one: it is this
+    # switch's own word (the real 0.5B's turn_on was refused as borrowed).
+    heater = parse_tool_call("turn_on", {"entity_id": ["switch.office_heater"]})
+    resolved = resolve_call(home, heater, MappingContext(datetime(2026, 12, 1, 12, tzinfo=UTC)))
+    assert grounding.check(resolved, words, home) is grounding.Verdict.GROUNDED
 
 
 def test_ticking_off_a_said_item_names_the_homes_only_list() -> None:

@@ -221,7 +221,9 @@ def borrows_verb(resolved: ResolvedCall, request: Request, home: Home) -> bool:
     if (
         kinds
         and not any(e.domain in kinds for e in targets)
-        and not any(_own_name_said(e, request, home) for e in targets)
+        and not any(
+            _own_name_said(e, request, home) or _own_device_word_said(e, request) for e in targets
+        )
     ):
         return True
     arguments = resolved.call.model_dump(exclude_none=True, mode="json")
