@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 import copy
+from dataclasses import replace
+import re
 from typing import Any
 
 from botpsy_agent.agent.schema_fields import enum_of, properties
@@ -26,6 +28,9 @@ WHOLE_LIST: Mapping[str, tuple[str, ...]] = {
     "id": ("semua",),
 }
 """Words that name every item on the list."""
+READING_VERB = re.compile(r"\bcheck\b(?!\s+(?:it\s+|them\s+)?off\b)", re.IGNORECASE)
+""""Check" that reads ("check tomorrow's calendar", "check what's playing"), not "check
+(it) off": a tick-off's word for grounding, but no reason for the app to read a list."""
 
 
 def list_to_read(schemas: Sequence[dict[str, Any]], words: grounding.Request) -> Tool | None:
@@ -33,7 +38,7 @@ def list_to_read(schemas: Sequence[dict[str, Any]], words: grounding.Request) ->
     both it and the list's read are on offer; None otherwise (no such change asked for, or
     a choice of lists)."""
     by_name = {s["name"]: s for s in schemas}
-    if "list_todo_items" not in by_name or not grounding.asked_kinds(words, ITEM_TOOLS):
+    if "list_todo_items" not in by_name or not _asks_item_change(words):
         return None
     lists = {
         list_id
@@ -42,6 +47,12 @@ def list_to_read(schemas: Sequence[dict[str, Any]], words: grounding.Request) ->
         for list_id in enum_of(properties(by_name[name]).get("list_id")) or ()
     }
     return ListTodoItems(list_id=lists.pop()) if len(lists) == 1 else None
+
+
+def _asks_item_change(words: grounding.Request) -> bool:
+    if words.base_language == "en":
+        words = replace(words, text=READING_VERB.sub(" ", words.text))
+    return bool(grounding.asked_kinds(words, ITEM_TOOLS))
 
 
 def listed_items(feedback: Any) -> list[str]:
