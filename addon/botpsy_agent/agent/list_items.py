@@ -15,6 +15,7 @@ from dataclasses import replace
 import re
 from typing import Any
 
+from botpsy_agent.agent.prepare import listed_under
 from botpsy_agent.agent.schema_fields import enum_of, properties
 from botpsy_agent.llm.planning import WORDS_KEY, RawCall
 from botpsy_agent.words import grounding
@@ -57,20 +58,10 @@ def _asks_item_change(words: grounding.Request) -> bool:
 
 def listed_items(feedback: Any) -> list[str]:
     """The open items a step's result holds, as listed."""
-    found: list[str] = []
-    stack = [feedback]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            items = item.get("items")
-            if isinstance(items, list):
-                found += [
-                    str(i["summary"]) for i in items if isinstance(i, dict) and "summary" in i
-                ]
-            stack.extend(v for k, v in item.items() if k != "items")
-        elif isinstance(item, list):
-            stack.extend(item)
-    return list(dict.fromkeys(found))
+    items = listed_under(feedback, "items")
+    return list(
+        dict.fromkeys(str(i["summary"]) for i in items if isinstance(i, dict) and "summary" in i)
+    )
 
 
 def for_items(

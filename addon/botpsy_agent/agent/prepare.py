@@ -84,18 +84,25 @@ class Event:
 
 def listed_events(feedback: Any) -> list[Event]:
     """The events (with uids) a step's result holds."""
-    found: list[Event] = []
+    found = [_event(e) for e in listed_under(feedback, "events") if _has_uid(e)]
+    return list({e.uid: e for e in found}.values())
+
+
+def listed_under(feedback: Any, key: str) -> list[Any]:
+    """Every entry of every list a step's result holds under `key`, however deep (HA's
+    service responses nest them per entity)."""
+    found: list[Any] = []
     stack = [feedback]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
-            events = item.get("events")
-            if isinstance(events, list):
-                found.extend(_event(e) for e in events if _has_uid(e))
-            stack.extend(v for k, v in item.items() if k != "events")
+            entries = item.get(key)
+            if isinstance(entries, list):
+                found.extend(entries)
+            stack.extend(v for k, v in item.items() if k != key)
         elif isinstance(item, list):
             stack.extend(item)
-    return list({e.uid: e for e in found}.values())
+    return found
 
 
 def _has_uid(event: Any) -> bool:
