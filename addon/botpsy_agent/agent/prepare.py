@@ -157,8 +157,12 @@ def for_events(
     offers_change = any(s["name"] in UID_TOOLS for s in schemas)
     moved = len(events) == 1 and _new_start(events[0], words, values) is not None
     moving = moved and any(s["name"] == "update_event" for s in schemas)
-    names = {s["name"] for s in schemas}
-    deleting = len(events) == 1 and "delete_event" in names and "update_event" not in names
+    deleting = (
+        len(events) == 1
+        and not moved
+        and any(s["name"] == "delete_event" for s in schemas)
+        and grounding.asked_kinds(words, ("delete_event",)) is not None
+    )
     out = []
     for schema in schemas:
         if schema["name"] == "no_tool_fits" and offers_change:
