@@ -310,7 +310,7 @@ class BotPsyAgent:
                     for_events(
                         with_listed_uids(question.schemas, uids), named, words, question.values
                     ),
-                    [i for s in turn.steps if s.prepared for i in listed_items(s.feedback)],
+                    _items_read(turn.steps),
                     words,
                 ),
                 ran,
@@ -380,8 +380,7 @@ class BotPsyAgent:
         steps = []
         words = job.words()
         calls = _items_apart(calls, job.request.text)
-        listed = [i for s in job.turn.steps if s.prepared for i in listed_items(s.feedback)]
-        calls = every_item(calls, listed, words)
+        calls = every_item(calls, _items_read(job.turn.steps), words)
         contradicting = _contradicting(calls)
         for number, raw in enumerate(calls):
             call = _typed(raw, contradicts=number in contradicting)
@@ -587,6 +586,11 @@ def _items_apart(calls: tuple[RawCall, ...], text: str) -> tuple[RawCall, ...]:
                 for item in items_left_out(called, text)
             ]
     return tuple(out)
+
+
+def _items_read(steps: list[Step]) -> list[str]:
+    """The list items the app's own read before a tick-off found (`agent/list_items.py`)."""
+    return [item for step in steps if step.prepared for item in listed_items(step.feedback)]
 
 
 def _targets_done(steps: list[Step]) -> dict[str, frozenset[str]]:
