@@ -184,3 +184,25 @@ def test_the_root_holds_only_the_package_and_its_entry_point() -> None:
 def test_the_integration_imports_nothing_of_the_app() -> None:
     used = {m for _, m in imports(ROOT / "custom_components") if m.startswith("botpsy_agent")}
     assert used == set()
+
+
+TWO_WAY: dict[frozenset[str], str] = {
+    frozenset({"agent", "ha"}): (
+        "`ha/executor.py` and `ha/selfcheck.py` report failures as `agent/protocol.ErrorInfo`, "
+        "the shared vocabulary, while the agent calls the executor"
+    ),
+}
+"""The package-level two-way imports left, each with its reason (issue 26: at most one)."""
+
+
+def test_at_most_one_pair_of_parts_imports_each_other() -> None:
+    """Counted from every import, the shared vocabulary's included: the layering above allows
+    `agent/protocol.py` to everyone, so a new two-way pair could slip in through it."""
+    arrows = {
+        (part_of(path), module.split(".")[1])
+        for path, module in imports(APP)
+        if module.startswith("botpsy_agent.")
+    }
+    two_way = {frozenset(a) for a in arrows if a[0] != a[1] and (a[1], a[0]) in arrows}
+    assert two_way == set(TWO_WAY)
+    assert len(TWO_WAY) <= 1
