@@ -129,7 +129,7 @@ async def test_the_app_lists_the_events_a_move_needs_and_offers_only_the_named_o
 
     def choose(request: PlanRequest) -> list[RawCall] | str:
         (listing,) = tool_results(request)  # the app's own listing, shown to the model
-        events = listing["result"]["actions"][0]["response"]["calendar.family"]["events"]
+        events = listing["result"]["response"]["calendar.family"]["events"]
         dentist = next(e for e in events if e["summary"] == "Dentist")
         offered = {s["name"]: s for s in request.schemas or ()}
         update = offered["update_event"]["parameters"]["properties"]
@@ -530,7 +530,7 @@ async def test_moving_an_event_the_request_names_is_done_not_asked_about(
             listing = json.loads(
                 str([m for m in request.messages if m["role"] == "tool"][-1]["content"])
             )
-            events = listing["result"]["actions"][0]["response"]["calendar.family"]["events"]
+            events = listing["result"]["response"]["calendar.family"]["events"]
             uid = next(e["uid"] for e in events if e["summary"] == title)
             return [
                 call(

@@ -179,7 +179,7 @@ def _with_uid(action: RawCall, request: PlanRequest) -> RawCall:
     for message in request.messages:
         if message.get("role") == "tool" and "uid" in message["content"]:
             result = json.loads(message["content"])["result"]
-            events = result["actions"][0]["response"]["calendar.family"]["events"]
+            events = result["response"]["calendar.family"]["events"]
             return RawCall(action.name, {**action.arguments, "uid": events[0]["uid"]})
     return action
 

@@ -28,6 +28,7 @@ from botpsy_agent.agent.protocol import (
     Status,
 )
 from botpsy_agent.agent.replies import Replies
+from botpsy_agent.agent.told import told_result
 from botpsy_agent.agent.turn import (
     AskedToCheck,
     AskedToClarify,
@@ -395,7 +396,7 @@ class CallPipeline:
             report,
             Status.DONE,
             Executed(resolved, execution),
-            {"result": report.result},
+            {"result": told_result(report.result)},
             is_read,
             resolved.entity_ids,
         )
