@@ -15,8 +15,9 @@ the app's data folder (a temporary one) holding the prefix snapshots:
   (the snapshot read from disk, not evaluated again).
 
 Writes bench/results/speed-<model>-<date>.json and .md. With `--cold-sweep 128,256,512`
-it only times the cold prefix build for each batch size (n_batch = n_ubatch) and flash
-attention on and off, and writes bench/results/cold-prefix-<model>-<date>.{json,md}.
+it only times, for each batch size (n_batch = n_ubatch) and flash attention on and off, the
+cold prefix build and then a short and a long request and the generated tokens on that
+snapshot, and writes bench/results/cold-prefix-<model>-<date>.{json,md}.
 Usage: python -m bench.speed [--model NAME] [--threads N] [--batch N] [--no-compare]
        python -m bench.speed --cold-sweep 128,256,512 [--model NAME]
        make bench ARGS="--speed [--model NAME]"
@@ -30,6 +31,7 @@ from datetime import UTC, datetime
 import json
 import os
 from pathlib import Path
+import statistics
 import tempfile
 import time
 from typing import Any
@@ -39,6 +41,7 @@ from bench.model_requests import (
     CHILD,
     CHILD_REQUESTS,
     MAX_TOKENS,
+    NOW,
     REQUESTS,
     Answer,
     ask_all,
@@ -48,6 +51,13 @@ from bench.model_requests import (
 from bench.stats import percentile
 from botpsy_agent.llm.engine import Engine
 from botpsy_agent.llm.llama_cpp import EngineSettings, LlamaEngine
+from botpsy_agent.llm.prompt import (
+    RenderedPrompt,
+    build_prefix,
+    prefix_tokens,
+    render_prompt,
+    request_context,
+)
 from botpsy_agent.llm.worker import ModelWorker
 from devkit.real_models import DEFAULT_MODEL, fetch
 
@@ -190,10 +200,19 @@ async def restart(settings: EngineSettings) -> dict[str, Any]:
         await asyncio.to_thread(worker.stop)
 
 
-def cold_sweep(model: Path, threads: int, sizes: list[int]) -> list[dict[str, Any]]:
-    """The prefix build alone, from nothing, per batch size and flash attention setting."""
-    from botpsy_agent.llm.prompt import build_prefix, prefix_tokens
+LONG_TAIL = json.dumps(
+    [
+        {"summary": f"Event {n}", "start": f"2026-12-{n + 1:02d}T18:00:00+01:00", "uid": f"u{n}"}
+        for n in range(10)
+    ]
+)
+"""About 300 tokens after the request, as a step that follows a calendar read has them."""
 
+
+def cold_sweep(model: Path, threads: int, sizes: list[int]) -> list[dict[str, Any]]:
+    """Per batch size and flash attention setting: the prefix build from nothing, then what
+    a turn pays on top of its snapshot: a short request's and a long one's tokens evaluated
+    at the prefix's end (restore included), and the time of each generated token there."""
     rows = []
     listing = home_offer().listing
     for flash in (True, False):
@@ -203,17 +222,51 @@ def cold_sweep(model: Path, threads: int, sizes: list[int]) -> list[dict[str, An
             )
             engine = LlamaEngine(settings)
             try:
-                prefix = prefix_tokens(engine.template, engine.tokenize, build_prefix(listing))
+                prefix = build_prefix(listing)
+                built = prefix_tokens(engine.template, engine.tokenize, prefix)
                 started = time.perf_counter()
-                engine.warm(prefix.tokens, cuts=prefix.cuts)
+                engine.warm(built.tokens, cuts=built.cuts)
                 seconds = time.perf_counter() - started
+                after = {
+                    kind: _after_prefix(
+                        engine,
+                        render_prompt(
+                            engine.template,
+                            engine.tokenize,
+                            prefix,
+                            [{"role": "user", "content": text}],
+                        ),
+                    )
+                    for kind, text in (
+                        ("short", f"{request_context(NOW)} {REQUESTS[0]}"),
+                        ("long", f"{request_context(NOW)} {REQUESTS[0]} {LONG_TAIL}"),
+                    )
+                }
             finally:
                 engine.close()
-            row = {"batch": size, "flash_attention": flash, "tokens": len(prefix.tokens)}
-            row |= {"seconds": round(seconds, 2), "load_now": round(os.getloadavg()[0], 2)}
+            row: dict[str, Any] = {
+                "batch": size,
+                "flash_attention": flash,
+                "tokens": len(built.tokens),
+            }
+            row |= {"seconds": round(seconds, 2), "after_prefix": after}
+            row["load_now"] = round(os.getloadavg()[0], 2)
             print(f"[speed] cold sweep: {json.dumps(row)}", flush=True)
             rows.append(row)
     return rows
+
+
+def _after_prefix(engine: LlamaEngine, prompt: RenderedPrompt, repeats: int = 3) -> dict[str, Any]:
+    """Median over `repeats` of a request's prompt (restore and its own tokens) and of the
+    milliseconds per generated token (16, no grammar: one decode step each)."""
+    runs = [engine.complete(prompt.tokens, prompt.cuts, None, 16) for _ in range(repeats)]
+    return {
+        "tokens": runs[0].evaluated_tokens,
+        "prompt_ms": round(statistics.median(r.prompt_ms for r in runs)),
+        "ms_per_generated_token": round(
+            statistics.median(r.generation_ms / max(1, len(r.tokens)) for r in runs), 1
+        ),
+    }
 
 
 def sweep_report(model: str, stamp: str, rows: list[dict[str, Any]]) -> str:
@@ -225,16 +278,27 @@ def sweep_report(model: str, stamp: str, rows: list[dict[str, Any]]) -> str:
         f"({host['logical_cpus']} logical CPUs, shared): the family home's admin prefix "
         "evaluated from nothing in a fresh engine (n_batch = n_ubatch), one after the other.",
         "",
-        "| n_batch | flash attention | tokens | seconds | tokens/s | load average then |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "Then, on the snapshot just built, what every turn pays on top of it (medians of "
+        "three): a short request's tokens and a long one's (a step after a calendar read) "
+        "evaluated at the prefix's end, restore included; and each generated token there.",
+        "",
+        "| n_batch | flash attention | prefix tokens | cold s | tokens/s | short request "
+        "| long request | ms a generated token | load average then |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *[
             f"| {r['batch']} | {r['flash_attention']} | {r['tokens']} | {r['seconds']} | "
-            f"{r['tokens'] / r['seconds']:.0f} | {r['load_now']} |"
+            f"{r['tokens'] / r['seconds']:.0f} | {_after(r, 'short')} | {_after(r, 'long')} | "
+            f"{r['after_prefix']['short']['ms_per_generated_token']} | {r['load_now']} |"
             for r in rows
         ],
         "",
     ]
     return "\n".join(lines)
+
+
+def _after(row: dict[str, Any], kind: str) -> str:
+    after = row["after_prefix"][kind]
+    return f"{after['tokens']} tokens, {after['prompt_ms']} ms"
 
 
 def headline(result: dict[str, Any]) -> dict[str, Any]:
