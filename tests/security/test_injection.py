@@ -179,7 +179,8 @@ def _with_uid(action: RawCall, request: PlanRequest) -> RawCall:
     for message in request.messages:
         if message.get("role") == "tool" and "uid" in message["content"]:
             result = json.loads(message["content"])["result"]
-            events = result["response"]["calendar.family"]["events"]
+            # The app's own listing shows the events named; the model's read, HA's answer.
+            events = result.get("events") or result["response"]["calendar.family"]["events"]
             return RawCall(action.name, {**action.arguments, "uid": events[0]["uid"]})
     return action
 

@@ -47,6 +47,7 @@ from botpsy_agent.agent.prepare import (
     listing_call,
     named_events,
     needs_listing,
+    shown_of_listing,
 )
 from botpsy_agent.agent.protocol import (
     AgentCode,
@@ -370,10 +371,13 @@ class BotPsyAgent:
         job.turn.steps.append(step)
         if step.status is not Status.DONE:
             return []
+        shown = shown_of_listing(step.feedback, question.words, job.conversation.last_listed)
+        if shown is None:
+            return []
         raw = RawCall(call.name, call.model_dump(exclude_none=True, mode="json"))
         return [
             _assistant_message((raw,)),
-            {"role": "tool", "content": json.dumps(step.feedback, ensure_ascii=False)},
+            {"role": "tool", "content": json.dumps(shown, ensure_ascii=False)},
         ]
 
     async def _run_calls(self, calls: tuple[RawCall, ...], job: Job) -> list[Step]:

@@ -73,6 +73,9 @@ class Event:
     start: str
     end: str
 
+    def shown(self) -> dict[str, str]:
+        return {"summary": self.summary, "start": self.start, "end": self.end, "uid": self.uid}
+
     @property
     def minutes(self) -> int | None:
         try:
@@ -126,6 +129,22 @@ def named_events(
     if last_listed and words.says_any(REFERRING.get(words.word_language, ())):
         return [e for e in events if e.uid in last_listed]
     return []
+
+
+def shown_of_listing(
+    feedback: dict[str, Any], words: grounding.Request, last_listed: frozenset[str]
+) -> dict[str, Any] | None:
+    """What the model is shown of the app's own listing: the events the request names, the
+    only ones a change is offered for; nothing when it names none (a new event's request,
+    where a month of other events was hundreds of tokens to read and no use). A listing
+    without events (an empty calendar, a list's items) is shown as it is."""
+    events = listed_events(feedback)
+    if not events:
+        return feedback
+    named = named_events(events, words, last_listed)
+    if not named:
+        return None
+    return {"result": {"events": [e.shown() for e in named]}}
 
 
 def asked_about(events: Sequence[Event], words: grounding.Request) -> frozenset[str]:
