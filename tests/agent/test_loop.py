@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
-import json
 from typing import Any
 
 from homeassistant.components.calendar.const import DATA_COMPONENT as CALENDARS
@@ -122,7 +121,7 @@ async def test_a_request_that_names_no_event_is_not_shown_the_months_events(
 ) -> None:
     """The app lists the month when a change to an event is on offer, and offers the change
     only for the events the request names; one that names none is shown none of them: in
-    the demo a new event's request read 250–450 tokens of other events first (issue 28)."""
+    the demo a new event's request read 250 to 450 tokens of other events first (issue 28)."""
     start = dt_util.now().replace(hour=15, minute=0, second=0, microsecond=0) + timedelta(days=1)
     await _family_calendar_with(hass, ha_bridge, ("Dentist", start))
     planner = ScriptedPlanner(lambda request: "Done.")
