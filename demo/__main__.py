@@ -19,10 +19,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import faulthandler
 import json
 import math
 import os
 from pathlib import Path
+import signal
 import sys
 import time
 from typing import Any
@@ -337,6 +339,8 @@ def run() -> None:
     args = parser.parse_args()
     code = 130
     stop_cleanly_on_sigterm()
+    # `kill -USR1` prints every thread's stack: what a demo that does not stop is waiting on.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     with contextlib.suppress(KeyboardInterrupt):
         code = asyncio.run(main(args))
     sys.exit(code)
