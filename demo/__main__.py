@@ -339,6 +339,10 @@ def run() -> None:
     args = parser.parse_args()
     code = 130
     stop_cleanly_on_sigterm()
+    # Ctrl-C stops the demo also when it was started with SIGINT ignored, as a script's
+    # background job is (POSIX): Python then installs no handler of its own, asyncio none
+    # either, and the demo sat at its prompt (the Ctrl-C test, in a backgrounded make test).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     # `kill -USR1` prints every thread's stack: what a demo that does not stop is waiting on.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     with contextlib.suppress(KeyboardInterrupt):
