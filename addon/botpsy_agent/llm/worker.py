@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
 import itertools
 import logging
 import queue
@@ -345,27 +346,31 @@ class ModelWorker:
         with self._lock:
             self._current = item
         started = time.monotonic()
+        outcome: Callable[[], None]
         try:
-            item.future.set_result(self._call(item))
+            result = self._call(item)
+            outcome = partial(item.future.set_result, result)
         except BuildYielded:  # the warm-up goes on after the requests now waiting
             _LOGGER.debug("Warm-up %d paused for a request", item.sequence)
             self._queue.put(_Item(1, next(self._sequence), item.job, item.cancel, Future()))
-            item.future.set_result(None)
+            outcome = partial(item.future.set_result, None)
         except Cancelled as cancelled:
-            if item.future.running():
-                item.future.set_exception(cancelled)
+            outcome = partial(_fail_if_running, item.future, cancelled)
         except ModelServerDown as err:  # expected while it is down: one line, no trace
             _LOGGER.warning("Job %d: %s", item.sequence, err)
-            item.future.set_exception(err)
+            outcome = partial(item.future.set_exception, err)
         except Exception as err:
             _LOGGER.exception("A model job failed")
-            item.future.set_exception(err)
+            outcome = partial(item.future.set_exception, err)
         finally:
+            # The request leaves the queue before its requester hears the outcome: one that
+            # asks again at once must not find its own finished request still counted.
             self.last_job_ms = (time.monotonic() - started) * 1000
             with self._lock:
                 self._current = None
                 if item.priority == 0:
                     self._waiting_requests -= 1
+        outcome()
 
     def _call(self, item: _Item) -> Any:
         # False when the waiter already gave up (timed out) before the job started.
@@ -424,3 +429,9 @@ def _unheard(future: asyncio.Future[Any]) -> None:
     asyncio does not report it as an exception nobody looked at."""
     if not future.cancelled():
         future.exception()
+
+
+def _fail_if_running(future: Future[Any], error: BaseException) -> None:
+    """A cancelled job's outcome, unless its waiter already cancelled the future."""
+    if future.running():
+        future.set_exception(error)
