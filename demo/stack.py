@@ -68,6 +68,9 @@ class ModelChoice:
     stand_in: bool
     """A generated random model: its answers are noise; fast path, permissions and
     execution are still real."""
+    jump_forward: bool = True
+    """Text the grammar forces is fed in one batch (the app's way); False feeds it token by
+    token, for checking that the answers do not depend on it (D58)."""
 
 
 class DemoStack:
@@ -276,7 +279,10 @@ class DemoStack:
         model = None
         if self.model.path is not None:
             model = EngineSettings(
-                self.model.path, context_length=AUTOMATIC, snapshot_dir=self.snapshot_dir
+                self.model.path,
+                context_length=AUTOMATIC,
+                snapshot_dir=self.snapshot_dir,
+                jump_forward=self.model.jump_forward,
             )
         self.app = App(
             RuntimeConfig(

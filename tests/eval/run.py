@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 import json
 import os
@@ -221,6 +222,9 @@ async def evaluate(args: argparse.Namespace) -> int:
     runs = plan(args)
     layout = LAYOUTS[args.home]
     model, label = await resolve_model(args.model, stand_in=args.stand_in)
+    if args.no_jump_forward:
+        model = replace(model, jump_forward=False)
+        label += " [jump-forward off]"
 
     def say(line: str) -> None:
         print(f"[eval] {line}", flush=True)
@@ -354,6 +358,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--limit", type=int, default=None, help="only the first N cases of each run (a smoke)"
+    )
+    parser.add_argument(
+        "--no-jump-forward",
+        action="store_true",
+        help="feed the text the grammar forces token by token, as sampled (D58's check that "
+        "jump-forward changes no answer)",
     )
     parser.add_argument("--name", default=None, help="a suffix for the report's file name")
     args = parser.parse_args()
