@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 import time
-from typing import Protocol
+from typing import Any, Protocol
 
 from botpsy_agent.agent.conversation import Conversation, ConversationStore, PendingConfirmation
 from botpsy_agent.agent.prepare import listed_events, named_events
@@ -45,7 +45,7 @@ from botpsy_agent.agent.turn import (
     Turn,
     report_of,
 )
-from botpsy_agent.ha import ActionStatus, Execution, ExecutionKey, call_digest
+from botpsy_agent.ha import ActionStatus, Execution, ExecutionKey, HaError, NotRunHere, call_digest
 from botpsy_agent.home import Entity, Home, ResolutionError, ResolvedCall, resolve_call
 from botpsy_agent.llm.planning import Offer, RejectedCall
 from botpsy_agent.policy import (
@@ -377,11 +377,11 @@ class CallPipeline:
         key = ExecutionKey(request.principal.key, request.id, number)
         execution = await self._executor.execute(key, resolved)
         turn.timings.ha_ms += (time.monotonic() - started) * 1000
-        report.result = readable_result(execution.to_json(), job.readable)
+        report.result = readable_result(result_of(execution), job.readable)
         if execution.status is not ActionStatus.DONE:
-            error = execution.error or ErrorInfo(
-                AgentCode.OUTCOME_UNKNOWN, "HA did not answer in time"
-            )
+            error = ErrorInfo(AgentCode.OUTCOME_UNKNOWN, "HA did not answer in time")
+            if execution.error is not None:
+                error = error_of(execution.error)
             report.outcome, report.error = Outcome.FAILED, error
             return Step(
                 report,
@@ -429,6 +429,27 @@ class CallPipeline:
         report.outcome = Outcome.HANDED_OFF
         job.turn.handoff = describe(resolved.actions[0])
         return Step(report, Status.DONE, HandedOff(), {"handed_off": True}, is_read)
+
+
+def error_of(err: HaError) -> ErrorInfo:
+    """An HA failure as an answer says it: HA's code as `ha_<code>` (docs/mqtt-api.md), and
+    whether it may have happened all the same."""
+    if isinstance(err, NotRunHere):
+        return ErrorInfo(AgentCode.HANDED_TO_ASSIST, err.message)
+    if err.outcome_unknown:
+        message = f"{err.message}; it may or may not have happened, and was not retried"
+        return ErrorInfo(f"ha_{err.code}", message)
+    return ErrorInfo(f"ha_{err.code}", err.message)
+
+
+def result_of(execution: Execution) -> dict[str, Any]:
+    """The execution as an action's `result` shows it, each failure as `error_of` says it."""
+    result = execution.to_json()
+    for action, outcome in zip(result["actions"], execution.outcomes, strict=True):
+        if outcome.error is not None:
+            error = error_of(outcome.error)
+            action["error"] = {"code": error.code, "message": error.message}
+    return result
 
 
 def _events_named(job: Job, words: grounding.Request) -> frozenset[str]:

@@ -5,7 +5,7 @@ self-check (`selfcheck`) and the Supervisor's HTTP API (`supervisor`). Each modu
 docstring shows how the rest of the app uses it."""
 
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
-from botpsy_agent.ha.errors import HaError
+from botpsy_agent.ha.errors import HaError, NotRunHere
 from botpsy_agent.ha.executor import ActionStatus, Execution, ExecutionKey, Executor, call_digest
 from botpsy_agent.ha.index import EntityIndex
 from botpsy_agent.ha.notifications import Notice, Notifications
@@ -26,6 +26,7 @@ __all__ = [
     "HaError",
     "HaUser",
     "HomeAssistantCodes",
+    "NotRunHere",
     "Notice",
     "Notifications",
     "SupervisorAccess",

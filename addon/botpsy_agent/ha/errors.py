@@ -54,3 +54,11 @@ class HaAuthFailed(HaError):
 
     def __init__(self, message: str) -> None:
         super().__init__("auth_failed", message)
+
+
+class NotRunHere(HaError):
+    """One of HA's own intents reached the executor, which never runs them: Assist does, for
+    the voice device (the integration)."""
+
+    def __init__(self, intent: str) -> None:
+        super().__init__("handed_to_assist", f"{intent} is Assist's to run")

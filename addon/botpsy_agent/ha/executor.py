@@ -6,10 +6,11 @@ Used by the agent::
     execution = await executor.execute(ExecutionKey(principal, request_id), resolved)
     execution.status        # ActionStatus: done / failed / unknown
     execution.outcomes      # one ActionOutcome per HA action, in order
-    execution.to_json()     # plain JSON, e.g. for ActionReport.result
+    execution.to_json()     # plain JSON, errors left out: the agent names them (HaError)
     await executor.close()
 
-`execute` never raises for trouble with HA: errors are outcomes with HA's own message.
+`execute` never raises for trouble with HA: errors are outcomes, each the `HaError` that
+says what went wrong in HA's own words.
 
 * `ServiceCall` → `call_service` (with `return_response` when the tool wants HA's answer);
   then the new states of the targets are collected from `state_changed` events that carry
@@ -40,9 +41,8 @@ import hashlib
 import json
 from typing import Any
 
-from botpsy_agent.agent.protocol import AgentCode, ErrorInfo
 from botpsy_agent.ha.client import HaClient
-from botpsy_agent.ha.errors import HaError
+from botpsy_agent.ha.errors import HaError, NotRunHere
 from botpsy_agent.ha.index import EntityIndex, StateChange
 from botpsy_agent.home import EntityState, Home, ResolvedCall
 from tool_schemas.actions import (
@@ -77,7 +77,8 @@ class ActionOutcome:
     """New states HA reported as caused by this call (its context), targets or not."""
     response: Any = None
     """What HA answered: a service response, a calendar command's result, names read."""
-    error: ErrorInfo | None = None
+    error: HaError | None = None
+    """Why it failed or may not have happened (the agent says it in the answer's terms)."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"action": describe(self.action), "status": self.status.value}
@@ -87,8 +88,6 @@ class ActionOutcome:
             data["changed"] = [_state_json(s) for s in self.changed]
         if self.response is not None:
             data["response"] = self.response
-        if self.error is not None:
-            data["error"] = {"code": self.error.code, "message": self.error.message}
         return data
 
 
@@ -136,7 +135,7 @@ class Execution:
         return ActionStatus.DONE
 
     @property
-    def error(self) -> ErrorInfo | None:
+    def error(self) -> HaError | None:
         return next((o.error for o in self.outcomes if o.error is not None), None)
 
     def to_json(self) -> dict[str, Any]:
@@ -221,8 +220,7 @@ class Executor:
                 return await self._call_service(action)
             case AssistIntent():
                 # HA's intent handlers run these for the voice device (the integration).
-                error = ErrorInfo(AgentCode.HANDED_TO_ASSIST, f"{action.intent} is Assist's to run")
-                return ActionOutcome(action, ActionStatus.FAILED, error=error)
+                return ActionOutcome(action, ActionStatus.FAILED, error=NotRunHere(action.intent))
 
     async def _call_service(self, action: ServiceCall) -> ActionOutcome:
         watch = _Watch()
@@ -427,14 +425,8 @@ def _read(home: Home, action: ReadStates) -> ActionOutcome:
 
 
 def _failure(action: HaAction, err: HaError) -> ActionOutcome:
-    if err.outcome_unknown:
-        message = f"{err.message}; it may or may not have happened, and was not retried"
-        return ActionOutcome(
-            action, ActionStatus.UNKNOWN, error=ErrorInfo(f"ha_{err.code}", message)
-        )
-    return ActionOutcome(
-        action, ActionStatus.FAILED, error=ErrorInfo(f"ha_{err.code}", err.message)
-    )
+    status = ActionStatus.UNKNOWN if err.outcome_unknown else ActionStatus.FAILED
+    return ActionOutcome(action, status, error=err)
 
 
 def _state_json(state: EntityState) -> dict[str, Any]:

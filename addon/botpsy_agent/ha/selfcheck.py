@@ -17,8 +17,8 @@ from homeassistant_api import AsyncClient
 from homeassistant_api.errors import HomeassistantAPIError, UnauthorizedError
 from niquests import AsyncSession
 
-from botpsy_agent.agent.protocol import ErrorInfo
 from botpsy_agent.ha.client import HaEndpoint
+from botpsy_agent.ha.errors import HaError
 
 _LOGGER = logging.getLogger(__name__)
 AUTH_FAILED = "auth_failed"
@@ -33,7 +33,7 @@ class SelfCheckReport:
     version: str | None = None
     location_name: str | None = None
     time_zone: str | None = None
-    problem: ErrorInfo | None = None
+    problem: HaError | None = None
 
     @property
     def token_rejected(self) -> bool:
@@ -80,7 +80,7 @@ async def self_check(endpoint: HaEndpoint, timeout_s: float = 10.0) -> SelfCheck
 
 def _failed(code: str, message: str) -> SelfCheckReport:
     _LOGGER.warning("Home Assistant self-check failed: %s", message)
-    return SelfCheckReport(ok=False, problem=ErrorInfo(code, message))
+    return SelfCheckReport(ok=False, problem=HaError(code, message))
 
 
 def _first_line(err: BaseException) -> str:
