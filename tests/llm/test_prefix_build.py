@@ -205,3 +205,28 @@ async def test_a_rebuild_runs_in_the_background_and_a_valid_snapshot_keeps_servi
     again = await worker.run(request_job("turn on the hall light"), timeout_s=5)
     assert again.prefix_source in {"extended", "snapshot"}  # the rebuilt prefix serves
     assert again.evaluated_tokens < 60
+
+
+def test_a_background_build_looks_for_a_waiting_request_every_small_chunk(
+    warm_up_gguf: Path,
+) -> None:
+    """A request that arrives during a warm-up waits at most one `pausable_chunk` of it, not a
+    whole batch (with the 0.5B on 2 cores, a 256-token batch is ~1.8 s)."""
+    settings = EngineSettings(
+        warm_up_gguf, context_length=4096, batch_size=128, threads=2, pausable_chunk=16
+    )
+    engine = LlamaEngine(settings)
+    try:
+        looks = 0
+
+        def nobody_waits() -> bool:
+            nonlocal looks
+            looks += 1
+            return False
+
+        engine.yield_build = nobody_waits
+        prompt, prefix = prompt_of(engine, "")
+        assert engine.warm(prompt[:prefix])
+        assert looks == -(-prefix // 16)  # one look before each 16 tokens
+    finally:
+        engine.close()
