@@ -474,3 +474,14 @@ def test_a_word_pointing_back_carries_the_kind_into_the_place_said() -> None:
     # Without a place, "too" still points at what was acted on.
     again = grounding.Request("that one too", "en", frozenset({"light.bedroom"}))
     assert grounding.named_entities(again, home) == {"light.bedroom"}
+
+
+def test_a_device_the_home_lacks_is_not_named_by_the_head_of_anothers_name() -> None:
+    """Dev no-device-1: "start the washing machine" in a home with only a "Coffee machine";
+    the real 0.5B turned the coffee machine on, grounded by "machine" alone."""
+    coffee = call("turn_on", entity_id=["switch.coffee_machine"])
+    assert verdict("start the washing machine", coffee) is grounding.Verdict.ASK
+    assert verdict("start the coffee machine", coffee) is grounding.Verdict.GROUNDED
+    # A head that is a device word in another form still names every one of its kind.
+    blinds = grounding.named_entities(grounding.Request("close the blinds", "en"), HOME)
+    assert {"cover.kids_room_blinds", "cover.living_room_blinds"} <= blinds

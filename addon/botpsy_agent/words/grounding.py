@@ -489,7 +489,7 @@ def _entity_named(
 ) -> bool:
     """Named without help from the call; `says_device`: the call's tool is for this kind of
     device only, which lets a word pointing back name what this conversation acted on."""
-    if request.says_any(_distinctive(entity, home)):
+    if request.says_any(_distinctive_said_alone(entity, request, home)):
         return True
     # Another device of its kind called by its exact name ("dim the living room lamp") is
     # the one meant, as in HA's own matching: its room and kind no longer name this one too
@@ -521,6 +521,23 @@ def _entity_named(
         or _carried_to(entity, request, home, language)
         or (in_speakers_room and request.says_any(HERE.get(language, ())))
     )
+
+
+def _distinctive_said_alone(entity: Entity, request: Request, home: Home) -> tuple[str, ...]:
+    """Its distinctive names and words, less the head of a name of several words when the
+    head is a kind of thing no device word says: "machine" says what the "Coffee machine"
+    is, not which one, so "the washing machine" does not name it in a home without one (dev
+    no-device-1: the 0.5B turned the coffee machine on). A head that is a device word in
+    another form still names its kind ("the blinds": every blind), and the name's other
+    words still name it ("the coffee one")."""
+    head = 0 if request.base_language == "id" else -1
+    heads = {
+        words[head]
+        for name in (entity.name, *entity.aliases)
+        if len(words := _normalize(name).split()) > 1
+        and _forms(words[head]).isdisjoint(DEVICE_WORDS)
+    }
+    return tuple(word for word in _distinctive(entity, home) if word not in heads)
 
 
 def _own_device_word_said(entity: Entity, request: Request) -> bool:
