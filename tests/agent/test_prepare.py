@@ -6,11 +6,18 @@ from __future__ import annotations
 import copy
 from datetime import UTC, datetime
 
-from botpsy_agent.agent.prepare import Event, for_events, named_events, needs_listing
+from botpsy_agent.agent.prepare import (
+    Event,
+    calendar_words,
+    for_events,
+    named_events,
+    needs_listing,
+)
 from botpsy_agent.llm.conformance import outside_grammar
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.words.grounding import Request
 from botpsy_agent.words.values import said_values
+from devkit.homes import family_home
 from tool_schemas.catalog import catalog
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
@@ -162,3 +169,14 @@ def test_the_narrowed_shape_is_what_the_call_must_fit() -> None:
     assert outside_grammar(RawCall("update_event", all_day), [schema]) is not None
     noted = {**timed, "description": "An hour later"}
     assert outside_grammar(RawCall("update_event", noted), [schema]) is not None
+
+
+def test_the_calendars_name_names_no_event_on_it() -> None:
+    """The demo's "put the plumber visit on the family calendar for Monday at 8 am" was shown
+    the "Family dinner" (and evaluated its listing) before a new event."""
+    calendars = calendar_words(family_home())
+    assert "family" in calendars
+    new = Request("put the plumber visit on the family calendar for Monday at 8 am", "en")
+    assert named_events(EVENTS, new, frozenset(), calendars) == []
+    dinner = Request("move the family dinner on the family calendar to 8 pm", "en")
+    assert named_events(EVENTS, dinner, frozenset(), calendars) == [DINNER]

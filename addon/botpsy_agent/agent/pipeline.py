@@ -17,7 +17,7 @@ import time
 from typing import Any, Protocol
 
 from botpsy_agent.agent.conversation import Conversation, ConversationStore, PendingConfirmation
-from botpsy_agent.agent.prepare import listed_events, named_events
+from botpsy_agent.agent.prepare import calendar_words, listed_events, named_events
 from botpsy_agent.agent.protocol import (
     ActionReport,
     AgentCode,
@@ -455,4 +455,5 @@ def result_of(execution: Execution) -> dict[str, Any]:
 def _events_named(job: Job, words: grounding.Request) -> frozenset[str]:
     """The uids of the events this turn listed that the request names."""
     listed = [e for step in job.turn.steps for e in listed_events(step.feedback)]
-    return frozenset(e.uid for e in named_events(listed, words, job.conversation.last_listed))
+    named = named_events(listed, words, job.conversation.last_listed, calendar_words(job.home))
+    return frozenset(e.uid for e in named)

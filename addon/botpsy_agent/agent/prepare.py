@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from botpsy_agent.agent.schema_fields import properties
+from botpsy_agent.home import Home
 from botpsy_agent.words import REFERRING, SaidValues, find_spoken_times, grounding
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import ListEvents
@@ -119,11 +120,15 @@ def _event(raw: dict[str, Any]) -> Event:
 
 
 def named_events(
-    events: Sequence[Event], words: grounding.Request, last_listed: frozenset[str]
+    events: Sequence[Event],
+    words: grounding.Request,
+    last_listed: frozenset[str],
+    calendars: frozenset[str] = frozenset(),
 ) -> list[Event]:
-    """The events the request names: by a word of their title; else, when it points back
-    ("cancel it"), those the conversation last listed; else none."""
-    by_title = [e for e in events if _title_said(e, words)]
+    """The events the request names: by a word of their title that is no word of a
+    calendar's name (`calendar_words`); else, when it points back ("cancel it"), those the
+    conversation last listed; else none."""
+    by_title = [e for e in events if _title_said(e, words, calendars)]
     if by_title:
         return by_title
     if last_listed and words.says_any(REFERRING.get(words.word_language, ())):
@@ -132,7 +137,10 @@ def named_events(
 
 
 def shown_of_listing(
-    feedback: dict[str, Any], words: grounding.Request, last_listed: frozenset[str]
+    feedback: dict[str, Any],
+    words: grounding.Request,
+    last_listed: frozenset[str],
+    calendars: frozenset[str] = frozenset(),
 ) -> dict[str, Any] | None:
     """What the model is shown of the app's own listing: the events the request names, the
     only ones a change is offered for; nothing when it names none (a new event's request,
@@ -141,24 +149,38 @@ def shown_of_listing(
     events = listed_events(feedback)
     if not events:
         return feedback
-    named = named_events(events, words, last_listed)
+    named = named_events(events, words, last_listed, calendars)
     if not named:
         return None
     return {"result": {"events": [e.shown() for e in named]}}
 
 
-def asked_about(events: Sequence[Event], words: grounding.Request) -> frozenset[str]:
+def asked_about(
+    events: Sequence[Event], words: grounding.Request, calendars: frozenset[str] = frozenset()
+) -> frozenset[str]:
     """The listed events a later "it" points at: those the request named by title, else all
     listed. "when is the piano lesson" lists the week; "move it to 6 pm" then moves the piano
     lesson, not one of three (the real 1.5B moved it to today, 6 hours long; dev
     followup-piano-move)."""
-    by_title = [e.uid for e in events if _title_said(e, words)]
+    by_title = [e.uid for e in events if _title_said(e, words, calendars)]
     return frozenset(by_title or (e.uid for e in events))
 
 
-def _title_said(event: Event, words: grounding.Request) -> bool:
+def calendar_words(home: Home) -> frozenset[str]:
+    """The words of the home's calendars' names. "Put the plumber visit on the family
+    calendar" names the Family calendar, not the "Family dinner" on it (the demo showed the
+    model the dinner before a new event)."""
+    return frozenset(
+        word.casefold()
+        for entity_id in home.by_domain.get("calendar", ())
+        for name in (home.entities[entity_id].name, *home.entities[entity_id].aliases)
+        for word in _TITLE_WORD.findall(name)
+    )
+
+
+def _title_said(event: Event, words: grounding.Request, calendars: frozenset[str]) -> bool:
     title = {w.casefold() for w in _TITLE_WORD.findall(event.summary)} - _NOT_TITLE_WORDS
-    return any(words.says(w) for w in title)
+    return any(words.says(w) for w in title - calendars)
 
 
 def for_events(
