@@ -40,15 +40,15 @@ def _update(uid_enum: list[str] | None = None) -> dict[str, object]:
 
 def test_the_events_named_by_a_word_of_their_title() -> None:
     words = Request("move my dentist appointment to 5 pm", "en")
-    assert named_events(EVENTS, words, frozenset()) == [DENTIST]
+    assert named_events(EVENTS, words, frozenset(), frozenset()) == [DENTIST]
     # "lesson" and "appointment" name no event: they are what most events are
-    assert named_events(EVENTS, Request("cancel the lesson", "en"), frozenset()) == []
+    assert named_events(EVENTS, Request("cancel the lesson", "en"), frozenset(), frozenset()) == []
 
 
 def test_it_names_what_the_conversation_last_listed() -> None:
     words = Request("cancel it", "en")
-    assert named_events(EVENTS, words, frozenset({"p1"})) == [PIANO]
-    assert named_events(EVENTS, words, frozenset()) == []
+    assert named_events(EVENTS, words, frozenset({"p1"}), frozenset()) == [PIANO]
+    assert named_events(EVENTS, words, frozenset(), frozenset()) == []
 
 
 def test_one_named_event_keeps_its_title_and_length_and_moves_by_what_was_said() -> None:

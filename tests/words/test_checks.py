@@ -97,7 +97,7 @@ FRIDAY, SATURDAY, MONDAY = date(2026, 12, 4), date(2026, 12, 5), date(2026, 12, 
         ("en", "next Friday", [FRIDAY, FRIDAY + timedelta(days=7)], []),
         ("en", "this Friday", [FRIDAY], []),
         ("en", "Friday next week", [date(2026, 12, 11)], []),
-        ("en", "on Tuesday", [TODAY + timedelta(days=7), TODAY], []),  # today is a Tuesday
+        ("en", "on Tuesday", [TODAY + timedelta(days=7)], []),  # today is a Tuesday: next week
         ("en", "last Monday", [date(2026, 11, 30)], []),
         ("en", "at noon", [], [time(12)]),
         ("en", "at midnight", [], [time(0)]),

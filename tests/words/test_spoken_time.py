@@ -81,6 +81,16 @@ def test_phrases_read_as_the_days_and_times_they_can_mean(
 
 
 @pytest.mark.parametrize(
+    ("language", "text"), [("en", "on Tuesday"), ("ko", "화요일에"), ("id", "hari Selasa")]
+)
+def test_a_bare_weekday_said_on_that_day_is_the_one_a_week_ahead(language: str, text: str) -> None:
+    # NOW is a Tuesday. Today would be "today" / "this Tuesday"; a calendar entry for
+    # "on Friday" said on a Friday was placed on the same day (dev calendar-create-allday).
+    assert list(only(text, language).days) == [TODAY + timedelta(days=7)]
+    assert list(only("this Tuesday", "en").days) == [TODAY]
+
+
+@pytest.mark.parametrize(
     ("language", "text", "minutes"),
     [("en", "in 90 minutes", 90), ("ko", "20분 뒤", 20), ("id", "dalam 45 menit", 45)],
 )

@@ -42,7 +42,6 @@ from botpsy_agent.agent.pipeline import ENDS_TURN, ActionRunner, CallPipeline, J
 from botpsy_agent.agent.prepare import (
     Event,
     asked_about,
-    calendar_words,
     for_events,
     listed_events,
     listing_call,
@@ -303,9 +302,7 @@ class BotPsyAgent:
             # The app listed the events: a change is offered for those the request
             # names, or for none.
             events = [e for s in turn.steps for e in listed_events(s.feedback)]
-            named = named_events(
-                events, words, job.conversation.last_listed, calendar_words(job.home)
-            )
+            named = named_events(events, words, job.conversation.last_listed, job.calendar_words)
             uids = frozenset(e.uid for e in named)
         ran = frozenset(s.report.tool for s in turn.steps if s.is_read and s.status is Status.DONE)
         schemas = without_targets_done(
@@ -375,10 +372,7 @@ class BotPsyAgent:
         if step.status is not Status.DONE:
             return []
         shown = shown_of_listing(
-            step.feedback,
-            question.words,
-            job.conversation.last_listed,
-            calendar_words(job.home),
+            step.feedback, question.words, job.conversation.last_listed, job.calendar_words
         )
         if shown is None:
             return []
@@ -469,7 +463,7 @@ class BotPsyAgent:
             conversation.last_settings = {s.report.tool: dict(s.report.arguments) for s in acted}
         shown = [e for s in turn.steps if not s.prepared for e in listed_events(s.feedback)]
         if shown:
-            conversation.last_listed = asked_about(shown, job.words(), calendar_words(job.home))
+            conversation.last_listed = asked_about(shown, job.words(), job.calendar_words)
 
     def _respond(self, job: Job) -> AgentResponse:
         request, turn = job.request, job.turn

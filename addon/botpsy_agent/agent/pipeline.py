@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 import time
 from typing import Any, Protocol
 
@@ -93,6 +94,11 @@ class Job:
     @property
     def language(self) -> str:
         return self.request.language
+
+    @cached_property
+    def calendar_words(self) -> frozenset[str]:
+        """The words of the home's calendars' names: they name a calendar, not an event."""
+        return calendar_words(self.home)
 
     def readable(self, entity_id: str) -> bool:
         """Whether the requester may see `entity_id` in a result (issue 18, finding 9)."""
@@ -455,5 +461,5 @@ def result_of(execution: Execution) -> dict[str, Any]:
 def _events_named(job: Job, words: grounding.Request) -> frozenset[str]:
     """The uids of the events this turn listed that the request names."""
     listed = [e for step in job.turn.steps for e in listed_events(step.feedback)]
-    named = named_events(listed, words, job.conversation.last_listed, calendar_words(job.home))
+    named = named_events(listed, words, job.conversation.last_listed, job.calendar_words)
     return frozenset(e.uid for e in named)

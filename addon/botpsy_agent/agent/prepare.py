@@ -123,7 +123,7 @@ def named_events(
     events: Sequence[Event],
     words: grounding.Request,
     last_listed: frozenset[str],
-    calendars: frozenset[str] = frozenset(),
+    calendars: frozenset[str],
 ) -> list[Event]:
     """The events the request names: by a word of their title that is no word of a
     calendar's name (`calendar_words`); else, when it points back ("cancel it"), those the
@@ -140,7 +140,7 @@ def shown_of_listing(
     feedback: dict[str, Any],
     words: grounding.Request,
     last_listed: frozenset[str],
-    calendars: frozenset[str] = frozenset(),
+    calendars: frozenset[str],
 ) -> dict[str, Any] | None:
     """What the model is shown of the app's own listing: the events the request names, the
     only ones a change is offered for; nothing when it names none (a new event's request,
@@ -156,7 +156,7 @@ def shown_of_listing(
 
 
 def asked_about(
-    events: Sequence[Event], words: grounding.Request, calendars: frozenset[str] = frozenset()
+    events: Sequence[Event], words: grounding.Request, calendars: frozenset[str]
 ) -> frozenset[str]:
     """The listed events a later "it" points at: those the request named by title, else all
     listed. "when is the piano lesson" lists the week; "move it to 6 pm" then moves the piano

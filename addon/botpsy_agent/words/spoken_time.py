@@ -107,9 +107,10 @@ def _weekday_days(today: date, weekday: int, mode: str) -> tuple[date, ...]:  # 
             return (monday + timedelta(days=14 + weekday),)
         case "last_week":
             return (monday + timedelta(days=weekday - 7),)
-        case _:  # bare "Friday" / "on Friday": the coming one; today too if it is that day
-            first = today + timedelta(days=ahead or 7)
-            return (first, today) if ahead == 0 else (first,)
+        case _:  # bare "Friday" / "on Friday": the coming one, 1 to 7 days ahead. Said on
+            # a Friday, today is "today" or "this Friday"; a write placed on today was a
+            # wrong action (dev calendar-create-allday, run on a Friday).
+            return (today + timedelta(days=ahead or 7),)
 
 
 def _calendar_date(
