@@ -197,6 +197,27 @@ def test_am_i_free_keeps_the_free_busy_check_and_not_the_event_list() -> None:
     assert "list_events" in _narrowed("what do we have tomorrow")
 
 
+def test_a_question_about_a_day_naming_nothing_of_the_home_reads_no_state() -> None:
+    # The real 1.5B read the blinds for both (dev calendar-today, calendar-conflict).
+    for text in ("what do we have today", "am I free tomorrow at 3 pm"):
+        tools = _narrowed(text)
+        assert not {"get_state", "list_entities"} & set(tools), text
+        assert {"list_events", "check_free_busy"} & set(tools), text
+        # A question asks to know: the 1.5B opened the blinds for "am I free …".
+        assert not [s for s in tools.values() if s["access"] == "control"], text
+    # A device, a place or the weather keeps the state reads; so does a question with no day.
+    for text in (
+        "is the heater on today",
+        "what is on in the living room tonight",
+        "what will the weather be tomorrow",
+        "what is on",
+    ):
+        offer = _offer()
+        schemas = narrowed_schemas(offer, grounding.Request(text, "en"), HOME, NOON)
+        tools = {s["name"] for s in schemas or offer.schemas}
+        assert {"get_state", "list_entities"} <= tools, text
+
+
 def test_an_event_uid_comes_only_from_a_listing_this_turn() -> None:
     """The real 1.5B guessed "piano lesson" as the uid; HA refused it after the user's yes."""
     schemas = _offer().schemas

@@ -11,7 +11,8 @@ ever removes choices, never adds any:
   a condition asks for one ("close it if it is open") or the read's own kind is named;
 * a question ("is the TV on?") keeps no action tool at all: grounding runs none for a
   question, and the real 1.5B proposed one for both;
-* "am I free at 3?" keeps the free/busy check and leaves out the event list;
+* "am I free at 3?" keeps the free/busy check and leaves out the event list; a question
+  about a day that names nothing of the home ("what do we have today") reads no state;
 * a tool's entity enums keep only the entities the request names, when it names any of
   that tool's; an action tool with none of them gives way to one with some ("turn the
   speaker down": not the blinds);
@@ -99,7 +100,7 @@ def narrowed_schemas(
         last_settings=last_settings,
         now=now,
     )
-    left_out = set(_reads_left_out(words)) | _less_fitting(chosen)
+    left_out = _reads_left_out(words, home, now) | _less_fitting(chosen)
     if kinds is not None:
         left_out |= _no_item_to_add(chosen, words)
     offered = frozenset(chosen) - left_out
@@ -272,8 +273,16 @@ def _reads_not_needed(offer: Offer, actions: frozenset[str], words: grounding.Re
     }
 
 
-def _reads_left_out(words: grounding.Request) -> frozenset[str]:
-    return frozenset({"list_events"}) if grounding.asks_free_busy(words) else frozenset()
+ENTITY_READS = frozenset({"get_state", "list_entities"})
+
+
+def _reads_left_out(words: grounding.Request, home: Home, now: datetime | None) -> set[str]:
+    """ "Am I free at 3?" is the free/busy check's, not the event list's; a question about a
+    day that names nothing of the home is the calendar's or a list's, not a state's."""
+    left_out = {"list_events"} if grounding.asks_free_busy(words) else set()
+    if now is not None and grounding.asks_only_about_a_time(words, home, now):
+        left_out |= ENTITY_READS
+    return left_out
 
 
 def _named_only(schema: dict[str, Any], named: frozenset[str]) -> dict[str, Any]:

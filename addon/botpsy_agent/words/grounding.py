@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from functools import cached_property, lru_cache
 import re
@@ -56,6 +57,7 @@ from botpsy_agent.words.grounding_words import (
     WHEN,
 )
 from botpsy_agent.words.phrasing import join_particles
+from botpsy_agent.words.spoken_time import find_spoken_times
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import DeleteEvent, UpdateEvent
 from tool_schemas.messaging import CompleteTodoItem, RemoveTodoItem
@@ -407,6 +409,27 @@ def asks_free_busy(request: Request) -> bool:
     """Does the request ask whether a time is free ("am I free tomorrow at 3?")?"""
     language = request.word_language
     return request.says_any(KINDS[language].get("check_free_busy", ()))
+
+
+def asks_only_about_a_time(request: Request, home: Home, now: datetime) -> bool:
+    """Is the request a question about a day (or, asking whether it is free, a time) that
+    names nothing of the home but a calendar or a list: no device word, no place, no other
+    entity, nothing only the world outside answers? Then no entity's state answers it: the
+    real 1.5B read the blinds for "what do we have today" and "am I free tomorrow at 3 pm"
+    (dev calendar-today, calendar-conflict, calendar-free)."""
+    if not request.is_question:
+        return False
+    spoken = find_spoken_times(request.text, now, request.language)
+    if not any(s.days or s.moment for s in spoken) and not (spoken and asks_free_busy(request)):
+        return False
+    language = request.word_language
+    tables = (DOMAINS[language], OBJECTS.get(language, {}), ELSEWHERE.get(language, {}))
+    if any(request.says_any(words) for table in tables for words in table.values()):
+        return False
+    if _places_said(request, home):
+        return False
+    named = named_entities(request, home)
+    return all(home.entities[e].domain in ("calendar", "todo") for e in named)
 
 
 def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> bool:

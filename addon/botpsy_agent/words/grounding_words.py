@@ -394,6 +394,7 @@ HERE: Mapping[str, tuple[str, ...]] = {
 
 QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
     "en": (
+        "am",  # "am I free tomorrow at 3 pm" (dev calendar-conflict: the 1.5B closed blinds)
         "is",
         "are",
         "was",
