@@ -17,6 +17,7 @@ from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers.typing import ConfigType
 
 from .const import CONF_INSTANCE, CONF_SECRET, DOMAIN
+from .contract import STARTUP_PROBLEM_EVENT
 from .issues import AgentIssues, PairingIssues
 from .link import AgentLink
 from .local_handling import LocalHandlingIssues
@@ -55,6 +56,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: BotPsyConfigEntry) -> bo
     issues = AgentIssues(hass, entry.entry_id, link)
     entry.async_on_unload(link.add_listener(issues.update))
     entry.async_on_unload(issues.close)
+    entry.async_on_unload(hass.bus.async_listen(STARTUP_PROBLEM_EVENT, issues.startup_problem))
     issues.update()
     pairings = PairingIssues(hass, entry, link)
     entry.async_on_unload(link.add_listener(pairings.update))

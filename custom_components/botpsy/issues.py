@@ -1,5 +1,5 @@
 """Repair issues that follow what the app reports: offline, running without a model, on a
-broker without an ACL, or holding a secret no admin has acknowledged.
+broker without an ACL, holding a secret no admin has acknowledged, or unable to start.
 
 A restart of the app (an update) is offline for seconds and a first start loads its model
 for minutes, so an issue appears only when the state lasts (`OFFLINE_ISSUE_DELAY_S`,
@@ -13,25 +13,36 @@ Every secret the app lists (its signed `pairing/state`) other than this entry's 
 Supervisor's and those an admin acknowledged is an issue at once (`UNKNOWN_PAIRING`): its
 holder can act as any HA user. Repairs are for admins only; the issue's fix flow
 acknowledges it (`repairs.py`), `botpsy.revoke_pairing` removes the secret.
+
+An app that cannot start (a bad option, a full disk, its CPU, its model file) says why in a
+notification every user sees, and fires `STARTUP_PROBLEM_EVENT` with the same words (only
+an admin token may fire events). The entry of that instance raises it as a repair issue,
+which only admins see, and takes the notification away; the issue stays until the app is
+back online, and stands for the "offline" one meanwhile (D85).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+import logging
 
+from homeassistant.components import persistent_notification
 from homeassistant.config_entries import ConfigEntry
-from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
+from homeassistant.core import CALLBACK_TYPE, Event, HomeAssistant, callback
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.event import async_call_later
 
 from .const import CONF_ACKNOWLEDGED, DOMAIN, SUPERVISOR_LABEL
-from .contract import BrokerAcl, Pairing
+from .contract import BrokerAcl, ContractError, Pairing, StartupReport
 from .link import AgentLink
+
+_LOGGER = logging.getLogger(__name__)
 
 OFFLINE = "agent_offline"
 NO_MODEL = "no_model"
 UNKNOWN_PAIRING = "unknown_pairing"
 BROKER_WITHOUT_ACL = "broker_without_acl"
+STARTUP_PROBLEM = "startup_problem"
 OFFLINE_ISSUE_DELAY_S = 60.0
 """An app restart (an update) takes seconds: only a longer silence is a repair issue."""
 NO_MODEL_ISSUE_DELAY_S = 900.0
@@ -54,7 +65,11 @@ class AgentIssues:
     def update(self) -> None:
         """Follow the app's current status and info."""
         link = self._link
-        self._follow(OFFLINE, link.online is False, OFFLINE_ISSUE_DELAY_S)
+        if link.online is True:
+            ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(STARTUP_PROBLEM))
+        # Said why it is down: that issue stands for "offline".
+        down = link.online is False and not self._exists(STARTUP_PROBLEM)
+        self._follow(OFFLINE, down, OFFLINE_ISSUE_DELAY_S)
         self._follow(NO_MODEL, link.online is True and link.model is None, NO_MODEL_ISSUE_DELAY_S)
         acl = link.broker_acl
         if acl is BrokerAcl.OFF and not self._exists(BROKER_WITHOUT_ACL):
@@ -63,11 +78,40 @@ class AgentIssues:
             ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(BROKER_WITHOUT_ACL))
 
     @callback
+    def startup_problem(self, event: Event) -> None:
+        """The app fired why it did not start (`STARTUP_PROBLEM_EVENT`): if it is this
+        entry's app, an issue for admins in place of the notification every user sees."""
+        try:
+            report = StartupReport.from_json(event.data)
+        except ContractError as err:
+            _LOGGER.warning("Ignored a BotPsy start-up problem that is not valid: %s", err)
+            return
+        if report.instance != self._link.instance:
+            return
+        ir.async_create_issue(
+            self.hass,
+            DOMAIN,
+            self.issue_id(STARTUP_PROBLEM),
+            is_fixable=False,
+            is_persistent=True,  # HA restarting does not start the app
+            severity=ir.IssueSeverity.ERROR,
+            translation_key=STARTUP_PROBLEM,
+            translation_placeholders={
+                "instance": report.instance,
+                "title": report.title,
+                "message": report.message,
+            },
+        )
+        self._follow(OFFLINE, False, 0)
+        persistent_notification.async_dismiss(self.hass, report.notification_id)
+
+    @callback
     def close(self) -> None:
         """The entry unloads: no timers left, no issues about an entry that is gone."""
         for kind in (OFFLINE, NO_MODEL):
             self._follow(kind, False, 0)
-        ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(BROKER_WITHOUT_ACL))
+        for kind in (BROKER_WITHOUT_ACL, STARTUP_PROBLEM):
+            ir.async_delete_issue(self.hass, DOMAIN, self.issue_id(kind))
 
     def _follow(self, kind: str, present: bool, delay_s: float) -> None:
         if not present:

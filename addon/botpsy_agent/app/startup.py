@@ -40,6 +40,7 @@ from botpsy_agent.app.startup_notice import (
     STARTUP_NOTICE,
     options_notice,
     resolve_notice,
+    say_startup_problem,
     start_notice,
 )
 from botpsy_agent.contract import INSTANCE_PATTERN
@@ -225,12 +226,12 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
         for line in lines:
             _LOGGER.error("%s", line)  # noqa: TRY400
         await app.stop()
-        await app.notifications.show(start_notice(err, lines))
+        await say_startup_problem(app.notifications, start_notice(err, lines))
         return 1
     except (TimeoutError, OSError, StartupProblem) as err:
         _LOGGER.error("Start-up failed: %s", err)  # noqa: TRY400 - the message is the diagnosis
         await app.stop()
-        await app.notifications.show(start_notice(err, [f"Start-up failed: {err}"]))
+        await say_startup_problem(app.notifications, start_notice(err, [f"Start-up failed: {err}"]))
         return 1
     await app.notifications.dismiss(STARTUP_NOTICE)  # a problem of an earlier start is gone
     await stop.wait()
@@ -259,7 +260,7 @@ async def tell_home_assistant(
         endpoint = HaEndpoint.from_environment(environ)
     except ValueError:
         return  # nowhere to say it: the log has it
-    await Notifications(endpoint, instance or DEFAULT_INSTANCE).show(notice)
+    await say_startup_problem(Notifications(endpoint, instance or DEFAULT_INSTANCE), notice)
 
 
 _LEVELS = {

@@ -19,6 +19,7 @@ from .codes import (
 )
 from .payloads import (
     DEFAULT_LANGUAGES,
+    STARTUP_PROBLEM_EVENT,
     ActionSummary,
     AppInfo,
     AppResponse,
@@ -29,6 +30,7 @@ from .payloads import (
     PolicyVerdict,
     Presence,
     ResponseError,
+    StartupReport,
     pairings_from_json,
 )
 from .signing import (
@@ -65,6 +67,7 @@ __all__ = [
     "QUESTIONS",
     "SEALED_FIELDS",
     "SECURITY_CODES",
+    "STARTUP_PROBLEM_EVENT",
     "STATUS_WILDCARD",
     "ActionSummary",
     "AppInfo",
@@ -79,6 +82,7 @@ __all__ = [
     "PolicyVerdict",
     "Presence",
     "ResponseError",
+    "StartupReport",
     "Status",
     "app_message_valid",
     "canonical_bytes",

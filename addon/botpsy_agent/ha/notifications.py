@@ -5,7 +5,9 @@ HA lets a program outside it raise exactly one kind of message: a persistent not
 see docs/decisions.md, D72). The app uses it for what a household must see before any
 integration entry exists: the first model download, and a start-up problem that stops the
 app. HA shows these notifications to every signed-in user, so they say what happened and
-what to fix, never a code, a secret or a person's request.
+what to fix, never a code, a secret or a person's request. A start-up problem is also
+fired as an event (`fire`), which the integration, once set up, raises as a repair issue
+for admins only, taking the notification away (D85).
 
 They go over HA's REST API, not the WebSocket: a start-up problem may stop the app before
 its WebSocket is up. A notification that cannot be delivered is logged and skipped; it
@@ -14,7 +16,7 @@ never stops or delays the app.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 import logging
 from typing import Final
@@ -48,11 +50,11 @@ class Notifications:
         session: Callable[[], aiohttp.ClientSession] = aiohttp.ClientSession,
     ) -> None:
         self._endpoint = endpoint
-        self._instance = instance
+        self.instance = instance
         self._session = session
 
     def notification_id(self, key: str) -> str:
-        return f"botpsy_{self._instance}_{key}"
+        return f"botpsy_{self.instance}_{key}"
 
     async def show(self, notice: Notice) -> bool:
         """Raise (or replace) `notice`; whether HA took it."""
@@ -69,27 +71,33 @@ class Notifications:
         """Take the notice about `key` away (HA answers success when there is none)."""
         return await self._call("dismiss", {"notification_id": self.notification_id(key)})
 
+    async def fire(self, event_type: str, data: Mapping[str, str]) -> bool:
+        """Fire `event_type` in HA (only an admin token may): for the integration, which
+        alone can raise a repair issue; whether HA took it."""
+        return await self._post(f"events/{event_type}", data, f"the event {event_type}")
+
     async def _call(self, service: str, data: dict[str, str]) -> bool:
-        url = f"{self._endpoint.rest_url}/services/persistent_notification/{service}"
+        what = f"the notification {data['notification_id']}"
+        return await self._post(f"services/persistent_notification/{service}", data, what)
+
+    async def _post(self, path: str, data: Mapping[str, str], what: str) -> bool:
+        url = f"{self._endpoint.rest_url}/{path}"
         headers = {"Authorization": f"Bearer {self._endpoint.token}"}
         try:
             async with (
                 self._session() as session,
                 session.post(
-                    url, json=data, headers=headers, timeout=aiohttp.ClientTimeout(total=TIMEOUT_S)
+                    url,
+                    json=dict(data),
+                    headers=headers,
+                    timeout=aiohttp.ClientTimeout(total=TIMEOUT_S),
                 ) as response,
             ):
                 if response.status == 200:
                     return True
-                _LOGGER.warning(
-                    "Home Assistant refused the notification %s: HTTP %d",
-                    data["notification_id"],
-                    response.status,
-                )
+                _LOGGER.warning("Home Assistant refused %s: HTTP %d", what, response.status)
         except (aiohttp.ClientError, TimeoutError) as err:
             _LOGGER.warning(
-                "Could not reach Home Assistant for the notification %s: %s",
-                data["notification_id"],
-                str(err) or type(err).__name__,
+                "Could not reach Home Assistant for %s: %s", what, str(err) or type(err).__name__
             )
         return False

@@ -273,3 +273,48 @@ class PolicyVerdict:
             "status": self.status,
             "problems": list(self.problems),
         }
+
+
+STARTUP_PROBLEM_EVENT = "botpsy_startup_problem"
+"""The HA event the app fires when it cannot start (HA's REST API, which lets only an admin
+token fire events). The integration of its instance raises it as a repair issue."""
+TITLE_LIMIT = 200
+MESSAGE_LIMIT = 4000
+
+
+@dataclass(frozen=True)
+class StartupReport:
+    """Why the app `instance` did not start: the title and text of its HA notification,
+    which name options, error codes and the fix, never a secret (docs/mqtt-api.md)."""
+
+    instance: str
+    title: str
+    message: str
+    notification_id: str
+    """The notification that says the same to every user, which the repair issue replaces."""
+
+    @classmethod
+    def from_json(cls, document: Mapping[str, Any]) -> StartupReport:
+        where = STARTUP_PROBLEM_EVENT
+        _object(document, where)
+        report = cls(
+            _text(document, "instance", where),
+            _text(document, "title", where),
+            _text(document, "message", where),
+            _text(document, "notification_id", where),
+        )
+        if not report.title or len(report.title) > TITLE_LIMIT:
+            raise ContractError(f"{where}.title must hold 1 to {TITLE_LIMIT} characters")
+        if len(report.message) > MESSAGE_LIMIT:
+            raise ContractError(f"{where}.message must hold at most {MESSAGE_LIMIT} characters")
+        if not report.notification_id.startswith(f"botpsy_{report.instance}_"):
+            raise ContractError(f"{where}.notification_id must be one of the instance's")
+        return report
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "instance": self.instance,
+            "title": self.title[:TITLE_LIMIT],
+            "message": self.message[:MESSAGE_LIMIT],
+            "notification_id": self.notification_id,
+        }
