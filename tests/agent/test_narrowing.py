@@ -199,7 +199,11 @@ def test_am_i_free_keeps_the_free_busy_check_and_not_the_event_list() -> None:
 
 def test_a_question_about_a_day_naming_nothing_of_the_home_reads_no_state() -> None:
     # The real 1.5B read the blinds for both (dev calendar-today, calendar-conflict).
-    for text in ("what do we have today", "am I free tomorrow at 3 pm"):
+    for text in (
+        "what do we have today",
+        "am I free tomorrow at 3 pm",
+        "what's on the calendar on Friday",  # a calendar is what it asks
+    ):
         tools = _narrowed(text)
         assert not {"get_state", "list_entities"} & set(tools), text
         assert {"list_events", "check_free_busy"} & set(tools), text

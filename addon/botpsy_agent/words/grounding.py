@@ -411,6 +411,10 @@ def asks_free_busy(request: Request) -> bool:
     return request.says_any(KINDS[language].get("check_free_busy", ()))
 
 
+_TIME_DOMAINS = frozenset({"calendar", "todo"})
+"""What answers a question about a day, whose words may name them."""
+
+
 def asks_only_about_a_time(request: Request, home: Home, now: datetime) -> bool:
     """Is the request a question about a day (or, asking whether it is free, a time) that
     names nothing of the home but a calendar or a list: no device word, no place, no other
@@ -424,12 +428,17 @@ def asks_only_about_a_time(request: Request, home: Home, now: datetime) -> bool:
         return False
     language = request.word_language
     tables = (DOMAINS[language], OBJECTS.get(language, {}), ELSEWHERE.get(language, {}))
-    if any(request.says_any(words) for table in tables for words in table.values()):
+    if any(
+        request.says_any(words)
+        for table in tables
+        for domain, words in table.items()
+        if domain not in _TIME_DOMAINS
+    ):
         return False
     if _places_said(request, home):
         return False
     named = named_entities(request, home)
-    return all(home.entities[e].domain in ("calendar", "todo") for e in named)
+    return all(home.entities[e].domain in _TIME_DOMAINS for e in named)
 
 
 def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> bool:
