@@ -194,6 +194,7 @@ def test_am_i_free_keeps_the_free_busy_check_and_not_the_event_list() -> None:
     # The real 1.5B listed the events for this one, and the answer never said "busy".
     tools = _narrowed("am I free tomorrow at 3 pm")
     assert "check_free_busy" in tools and "list_events" not in tools
+    assert "list_todo_items" not in tools  # the 1.5B read the shopping list for it
     assert "list_events" in _narrowed("what do we have tomorrow")
 
 
@@ -476,6 +477,25 @@ def test_a_later_step_is_not_offered_the_targets_already_done() -> None:
     assert "turn_on" in later
     cover = later.get("control_cover")
     assert cover is None or "cover.living_room_blinds" not in _enum(cover, "entity_id")
+
+
+def test_a_later_step_asks_which_one_only_of_targets_not_done() -> None:
+    # The 1.5B asked "Which do you mean: Bedroom blinds, Bedroom blinds or Bedroom blinds?"
+    # after opening them (dev multi-blinds-and-message).
+    schemas = tuple(_narrowed("the blinds, do something").values())
+    asking = _properties(next(s for s in schemas if s["name"] == "ask_user"))
+    both = asking["candidates"]["items"]["enum"]
+    assert len(both) == 2
+    done = {"control_cover": frozenset(both[:1])}
+    left = next((s for s in without_targets_done(schemas, done) if s["name"] == "ask_user"), None)
+    assert left is None or "target" not in _properties(left)["missing"]["enum"]
+    if left is not None and "candidates" in _properties(left):
+        assert both[0] not in _properties(left)["candidates"]["items"]["enum"]
+    # Nothing done on a candidate: the question is as it was.
+    untouched = without_targets_done(schemas, {"turn_on": frozenset({"light.kitchen"})})
+    assert next(s for s in untouched if s["name"] == "ask_user") == next(
+        s for s in schemas if s["name"] == "ask_user"
+    )
 
 
 def test_a_settled_message_leaves_no_room_for_no_tool_fits() -> None:

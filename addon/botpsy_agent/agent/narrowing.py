@@ -278,10 +278,13 @@ ENTITY_READS = frozenset({"get_state", "list_entities"})
 
 def _reads_left_out(words: grounding.Request, home: Home, now: datetime | None) -> set[str]:
     """ "Am I free at 3?" is the free/busy check's, not the event list's; a question about a
-    day that names nothing of the home is the calendar's or a list's, not a state's."""
-    left_out = {"list_events"} if grounding.asks_free_busy(words) else set()
+    day that names nothing of the home is the calendar's or a list's, not a state's, and
+    if it asks whether the time is free, not the shopping list's either (the real 1.5B read
+    the list for "am I free tomorrow at 3 pm": dev calendar-conflict, calendar-free)."""
+    free_busy = grounding.asks_free_busy(words)
+    left_out = {"list_events"} if free_busy else set()
     if now is not None and grounding.asks_only_about_a_time(words, home, now):
-        left_out |= ENTITY_READS
+        left_out |= ENTITY_READS | ({"list_todo_items"} if free_busy else set())
     return left_out
 
 
@@ -368,6 +371,10 @@ def without_targets_done(
         return schemas
     out = []
     for schema in schemas:
+        if schema["name"] == "ask_user":
+            if (asking := _not_asking_of(schema, frozenset().union(*done.values()))) is not None:
+                out.append(asking)
+            continue
         acted = done.get(schema["name"])
         spec = properties(schema).get("entity_id")
         enum = enum_of(spec)
@@ -380,6 +387,32 @@ def without_targets_done(
             properties(limited)["entity_id"]["items"]["enum"] = left
             out.append(_bounded(limited))
     return tuple(out)
+
+
+def _not_asking_of(schema: dict[str, Any], acted: frozenset[str]) -> dict[str, Any] | None:
+    """`ask_user` without the targets this turn acted on as candidates; "which one?" needs
+    two left. The real 1.5B opened the bedroom blinds, messaged Sam, then asked "Which do
+    you mean: Bedroom blinds, Bedroom blinds or Bedroom blinds?" (dev
+    multi-blinds-and-message). None: nothing is left to ask."""
+    spec = properties(schema).get("candidates")
+    candidates = enum_of(spec)
+    if candidates is None or not acted & set(candidates):
+        return schema
+    left = [c for c in candidates if c not in acted]
+    missing = enum_of(properties(schema).get("missing")) or []
+    if len(left) < 2:
+        missing = [m for m in missing if m != "target"]
+    if not missing:
+        return None
+    schema = copy.deepcopy(schema)
+    properties(schema)["missing"]["enum"] = missing
+    if left:
+        properties(schema)["candidates"]["items"]["enum"] = left
+    else:
+        del properties(schema)["candidates"]
+        required = schema["parameters"].get("required", [])
+        schema["parameters"]["required"] = [r for r in required if r != "candidates"]
+    return _bounded(schema)
 
 
 def listed_uids(feedback: Any) -> frozenset[str]:

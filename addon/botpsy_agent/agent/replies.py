@@ -106,7 +106,10 @@ class Replies:
         """The question for what is missing, naming the candidates the user may be told
         of (`may_name`: the entities offered to them): never the model's own words."""
         allowed = set(may_name)
-        candidates = [e for e in call.candidates or () if e in allowed and e in home.entities]
+        # Each once: the 1.5B wrote one blind three times over.
+        candidates = list(
+            dict.fromkeys(e for e in call.candidates or () if e in allowed and e in home.entities)
+        )
         key = f"ask.{call.missing}"
         if candidates and self.phrases.has(language, f"{key}_among"):
             names = [home.entities[e].name for e in candidates[:MAX_CANDIDATES_SPOKEN]]
