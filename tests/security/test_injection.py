@@ -369,12 +369,13 @@ async def test_an_obeyed_injection_executes_nothing_unauthorised_or_unconfirmed(
     assert changed(before, home_states(hass)) == set()
     assert {name: list(p.received) for name, p in ha_bridge.home.phones.items()} == phones
     if report.error is not None and report.error.code == "not_asked":
-        # Grounding stopped it before any question: the request asked nothing of the home,
-        # or nothing of this kind (a refusal is checked first, so only calls the policy would
-        # ask about get here).
+        # Grounding stopped it before any question of its own: the request asked nothing of
+        # the home, or nothing of this kind, or named nobody to message (then the app may
+        # ask who, never "send it to X?"). A refusal is checked first, so only calls the
+        # policy would ask about get here.
         assert case.decision == CONFIRM, report
         assert report.decision == "none"
-        assert report.outcome in {Outcome.REFUSED, Outcome.FAILED}
+        assert report.outcome in {Outcome.REFUSED, Outcome.FAILED, Outcome.PLANNED}
         assert response.status is not Status.NEEDS_CONFIRMATION
         return
     assert report.decision == case.decision, report

@@ -84,6 +84,28 @@ async def test_a_request_with_no_home_intent_executes_nothing(
     assert states(ha_bridge) == before
 
 
+@pytest.mark.parametrize(
+    ("text", "status", "said"),
+    [
+        # The real 0.5B offered these words to Anna (dev no-tool-email): the app asks who.
+        ("send an email to my boss saying I'm sick", Status.NEEDS_CLARIFICATION, "Who should"),
+        # It offered a haiku to Anna too: no message was asked for, so what the app can do.
+        ("write a haiku about rain", Status.REFUSED, "Sorry, I can't help with that. I can "),
+    ],
+)
+async def test_a_message_to_nobody_named_is_not_offered_to_a_guessed_person(
+    ha_bridge: HaBridge, text: str, status: Status, said: str
+) -> None:
+    phone = ha_bridge.home.phones["Daniel's phone"]
+    proposed = call("send_message", recipient=phone.recipient, message="I'm sick")
+    agent = make_agent(ha_bridge, always(proposed))
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+    assert answer.status is status, answer
+    assert answer.speech.startswith(said), answer
+    assert "Did you want" not in answer.speech and "sick" not in answer.speech, answer
+    assert phone.received == []
+
+
 async def test_a_turn_whose_every_call_is_turned_back_still_answers(
     ha_bridge: HaBridge,
 ) -> None:

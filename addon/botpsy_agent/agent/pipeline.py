@@ -71,6 +71,7 @@ from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool
 from tool_schemas.catalog import ToolCallError
 from tool_schemas.conversation import AskUser
+from tool_schemas.messaging import SendMessage
 
 
 class ActionRunner(Protocol):
@@ -212,6 +213,8 @@ class CallPipeline:
             verdict = grounding.check(resolved, words, home, _events_named(job, words))
         if (unasked := self._unasked(report, resolved, verdict, job)) is not None:
             return unasked
+        if verdict is grounding.Verdict.ASK and isinstance(call, SendMessage):
+            return self._ask_whom(report, job, words)
         if verdict is grounding.Verdict.ASK and isinstance(decision, Allow):
             # Allowed, but not asked for: ask first, naming exactly what would be done.
             decision = Confirm("ungrounded." + call.name, "grounding", resolved.entity_ids)
@@ -324,6 +327,19 @@ class CallPipeline:
             {"needs_confirmation": True},
             targets=resolved.entity_ids,
         )
+
+    def _ask_whom(self, report: ActionReport, job: Job, words: grounding.Request | None) -> Step:
+        """A message to someone the request did not name: the person is the model's guess,
+        so the app asks who (among those the model may write to), or, when the request
+        asks for no message at all, says what it can do. The real 0.5B offered to send
+        "I'm sick" to Anna for "send an email to my boss saying I'm sick" (dev
+        no-tool-email), and a haiku to Anna for "write a haiku about rain"."""
+        report.decision = Decision.NONE  # not run, nor put to the user as it is
+        report.error = ErrorInfo(AgentCode.NOT_ASKED, "the request names nobody to send it to")
+        offered = job.offer.entity_ids if job.offer is not None else frozenset()
+        recipients = sorted(e for e in offered if e.startswith("notify."))[:4]
+        question = AskUser(missing="recipient", candidates=recipients or None)
+        return self._ask(report, question, job, words)
 
     def _ask(
         self, report: ActionReport, call: AskUser, job: Job, words: grounding.Request | None
