@@ -19,7 +19,8 @@ from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.home.model import Area, Entity, EntityState, Home
 from botpsy_agent.words.checks import CallProblem, check_call, corrected_call, said_directions
 from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times, say_when
-from tool_schemas.base import Tool
+from tool_schemas.base import MappingContext, Tool
+from tool_schemas.calendar import CheckFreeBusy
 from tool_schemas.catalog import parse_tool_call
 
 SEOUL = ZoneInfo("Asia/Seoul")
@@ -425,6 +426,18 @@ def test_reads_must_look_at_the_time_asked_about() -> None:
     free = tool("check_free_busy", start=at(TOMORROW, 15).strftime("%Y-%m-%dT%H:%M"), hours=1)
     assert check(free, "am I free tomorrow at 3 pm") is None
     assert check(free, "am I free on Friday at 3 pm").code == "time_mismatch"  # type: ignore[union-attr]
+    # "Am I free at 9?" asks about 9, not the day: the 1.5B checked all of tomorrow and
+    # said "busy" for a dentist at 3 pm (dev calendar-free). The check is moved to 9.
+    whole_day = tool("check_free_busy", period="tomorrow")
+    problem = check(whole_day, "am I free tomorrow at 9 in the morning")
+    assert problem is not None and problem.expected == at(TOMORROW, 9)
+    moved = corrected_call(whole_day, problem)
+    assert isinstance(moved, CheckFreeBusy) and moved.range(MappingContext(NOW)) == (
+        at(TOMORROW, 9),
+        at(TOMORROW, 10),
+    )
+    assert check(whole_day, "am I free tomorrow") is None  # no time said: the day it is
+    assert check(tool("list_events", period="tomorrow"), "what's on tomorrow at 9") is None
     # Reading the past is fine: only writes may not land there.
     assert check(tool("list_events", period="today"), "what did I have today") is None
 

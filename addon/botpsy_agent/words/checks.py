@@ -95,7 +95,10 @@ def _check_times(call: Tool, text: str, now: datetime, language: str) -> CallPro
         days = days_ahead(text, language)
         if days is not None:
             return _check_stretch(days, start, end, now, language)
-        return _check_range(spoken, start, end, now, language)
+        problem = _check_range(spoken, start, end, now, language)
+        if problem is None and isinstance(call, CheckFreeBusy):
+            problem = _check_slot(spoken, start, end, now, language)
+        return problem
     if isinstance(call, AddTodoItem):
         if call.due_date is None:
             return None
@@ -208,6 +211,29 @@ def _check_range(
         expected = datetime.combine(last.days[0], last.times[0], tzinfo=now.tzinfo)
     else:
         expected = last.days[0]
+    when = say_when(expected, language, now)
+    return CallProblem("time_mismatch", "checks.time_mismatch", {"when": when}, expected)
+
+
+FREE_BUSY_SLOT = timedelta(hours=3)
+"""The longest check that still answers "am I free at 9?" about 9 o'clock."""
+
+
+def _check_slot(
+    spoken: tuple[SpokenTime, ...], start: datetime, end: datetime, now: datetime, language: str
+) -> CallProblem | None:
+    """ "Am I free tomorrow at 9?" asks about 9, not the whole day: the real 1.5B checked all
+    of tomorrow and said "busy" for a dentist at 3 pm (dev calendar-free). A check longer
+    than a few hours around a time said is moved to that time."""
+    timed = [s for s in spoken if s.moment is not None or s.times]
+    if not timed or end - start <= FREE_BUSY_SLOT:
+        return None
+    last = timed[-1]
+    expected = last.moment
+    if expected is None:
+        day = last.days[0] if last.days else start.date()
+        moments = [datetime.combine(day, t, tzinfo=now.tzinfo) for t in last.times]
+        expected = next((m for m in moments if start <= m < end), moments[0])
     when = say_when(expected, language, now)
     return CallProblem("time_mismatch", "checks.time_mismatch", {"when": when}, expected)
 
