@@ -845,3 +845,24 @@ def test_a_check_costs_well_under_five_milliseconds() -> None:
         check(light(brightness_pct=0), text)
     per_call_ms = (clock.perf_counter() - started) / 200 * 1000
     assert per_call_ms < 5, per_call_ms
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "when is the piano lesson"),
+        ("ko", "피아노 레슨 언제야?"),
+        ("id", "kapan les piano?"),
+    ],
+)
+def test_when_with_no_day_said_looks_a_week_ahead(language: str, text: str) -> None:
+    """Dev followup-piano-move: the 1.5B listed today for "when is the piano lesson", found
+    only the family dinner, and "move it to 6 pm" then moved the dinner."""
+    today = tool("list_events", period="today")
+    problem = check(today, text, language=language)
+    assert problem is not None and problem.days == 7, problem
+    fixed = corrected_call(today, problem)
+    assert fixed is not None and check(fixed, text, language=language) is None
+    assert check(tool("list_events", period="next_7_days"), text, language=language) is None
+    # A day said is the day asked about.
+    assert check(today, "when is the piano lesson today") is None

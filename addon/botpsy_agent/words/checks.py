@@ -93,6 +93,8 @@ def _check_times(call: Tool, text: str, now: datetime, language: str) -> CallPro
     if isinstance(call, ListEvents | CheckFreeBusy):
         start, end = call.range(MappingContext(now))
         days = days_ahead(text, language)
+        if days is None and isinstance(call, ListEvents) and _asks_when(text, spoken, language):
+            days = WHEN_LOOKS_AHEAD_DAYS
         if days is not None:
             return _check_stretch(days, start, end, now, language)
         problem = _check_range(spoken, start, end, now, language)
@@ -213,6 +215,25 @@ def _check_range(
         expected = last.days[0]
     when = say_when(expected, language, now)
     return CallProblem("time_mismatch", "checks.time_mismatch", {"when": when}, expected)
+
+
+WHEN_WORDS: dict[str, re.Pattern[str]] = {
+    "en": re.compile(r"\bwhen\b"),
+    "ko": re.compile("언제"),
+    "id": re.compile(r"\bkapan\b"),
+}
+WHEN_LOOKS_AHEAD_DAYS = 7
+"""How far "when is the piano lesson?" (no day said) looks: today alone found only the
+family dinner, and "move it to 6 pm" then moved the dinner (the real 1.5B, dev
+followup-piano-move)."""
+
+
+def _asks_when(text: str, spoken: tuple[SpokenTime, ...], language: str) -> bool:
+    """Does the request ask when something is, saying no day or time itself?"""
+    pattern = WHEN_WORDS.get(language.split("-", maxsplit=1)[0].lower())
+    if pattern is None or any(s.days or s.times or s.moment for s in spoken):
+        return False
+    return pattern.search(text.lower()) is not None
 
 
 FREE_BUSY_SLOT = timedelta(hours=3)
