@@ -64,12 +64,39 @@ def asking_only(schema: dict[str, Any], asked: Asked) -> dict[str, Any] | None:
         # asked it of a child's "put a sleepover on the family calendar", which no tool
         # of hers fits; dev calendar-child-writes).
         missing = [m for m in missing if m != "target"]
+    return _question(schema, missing, chosen or None)
+
+
+def not_asking_of(schema: dict[str, Any], acted: frozenset[str]) -> dict[str, Any] | None:
+    """`ask_user` without the targets this turn acted on as candidates; "which one?" needs
+    two left. The real 1.5B opened the bedroom blinds, messaged Sam, then asked "Which do
+    you mean: Bedroom blinds, Bedroom blinds or Bedroom blinds?" (dev
+    multi-blinds-and-message). None: nothing is left to ask."""
+    candidates = enum_of(properties(schema).get("candidates"))
+    if candidates is None or not acted & set(candidates):
+        return schema
+    left = [c for c in candidates if c not in acted]
+    missing = enum_of(properties(schema).get("missing")) or []
+    if len(left) < 2:
+        missing = [m for m in missing if m != "target"]
+    return _question(schema, missing, left)
+
+
+def _question(
+    schema: dict[str, Any], missing: list[str], candidates: list[str] | None
+) -> dict[str, Any] | None:
+    """`ask_user` about `missing` only, naming only `candidates` (None: as offered; empty:
+    none); None when nothing is left to ask."""
     if not missing:
         return None
     schema = copy.deepcopy(schema)
     properties(schema)["missing"]["enum"] = missing
-    if chosen:
-        properties(schema)["candidates"]["items"]["enum"] = chosen
+    if candidates:
+        properties(schema)["candidates"]["items"]["enum"] = candidates
+    elif candidates is not None:
+        del properties(schema)["candidates"]
+        required = schema["parameters"].get("required", [])
+        schema["parameters"]["required"] = [r for r in required if r != "candidates"]
     return schema
 
 

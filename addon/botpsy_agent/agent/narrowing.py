@@ -40,7 +40,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botpsy_agent.agent.narrow_moves import Asked, asking_only, recipient_names, without_reason
+from botpsy_agent.agent.narrow_moves import (
+    Asked,
+    asking_only,
+    not_asking_of,
+    recipient_names,
+    without_reason,
+)
 from botpsy_agent.agent.narrow_values import values_only
 from botpsy_agent.agent.prepare import listed_events
 from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, enum_of, properties
@@ -372,8 +378,8 @@ def without_targets_done(
     out = []
     for schema in schemas:
         if schema["name"] == "ask_user":
-            if (asking := _not_asking_of(schema, frozenset().union(*done.values()))) is not None:
-                out.append(asking)
+            if (asking := not_asking_of(schema, frozenset().union(*done.values()))) is not None:
+                out.append(_bounded(asking))
             continue
         acted = done.get(schema["name"])
         spec = properties(schema).get("entity_id")
@@ -387,32 +393,6 @@ def without_targets_done(
             properties(limited)["entity_id"]["items"]["enum"] = left
             out.append(_bounded(limited))
     return tuple(out)
-
-
-def _not_asking_of(schema: dict[str, Any], acted: frozenset[str]) -> dict[str, Any] | None:
-    """`ask_user` without the targets this turn acted on as candidates; "which one?" needs
-    two left. The real 1.5B opened the bedroom blinds, messaged Sam, then asked "Which do
-    you mean: Bedroom blinds, Bedroom blinds or Bedroom blinds?" (dev
-    multi-blinds-and-message). None: nothing is left to ask."""
-    spec = properties(schema).get("candidates")
-    candidates = enum_of(spec)
-    if candidates is None or not acted & set(candidates):
-        return schema
-    left = [c for c in candidates if c not in acted]
-    missing = enum_of(properties(schema).get("missing")) or []
-    if len(left) < 2:
-        missing = [m for m in missing if m != "target"]
-    if not missing:
-        return None
-    schema = copy.deepcopy(schema)
-    properties(schema)["missing"]["enum"] = missing
-    if left:
-        properties(schema)["candidates"]["items"]["enum"] = left
-    else:
-        del properties(schema)["candidates"]
-        required = schema["parameters"].get("required", [])
-        schema["parameters"]["required"] = [r for r in required if r != "candidates"]
-    return _bounded(schema)
 
 
 def listed_uids(feedback: Any) -> frozenset[str]:
