@@ -106,7 +106,7 @@ def narrowed_schemas(
         last_settings=last_settings,
         now=now,
     )
-    left_out = _reads_left_out(words, home, now) | _less_fitting(chosen)
+    left_out = _reads_left_out(words, home, named, now) | _less_fitting(chosen)
     if kinds is not None:
         left_out |= _no_item_to_add(chosen, words)
     offered = frozenset(chosen) - left_out
@@ -282,14 +282,16 @@ def _reads_not_needed(offer: Offer, actions: frozenset[str], words: grounding.Re
 ENTITY_READS = frozenset({"get_state", "list_entities"})
 
 
-def _reads_left_out(words: grounding.Request, home: Home, now: datetime | None) -> set[str]:
+def _reads_left_out(
+    words: grounding.Request, home: Home, named: frozenset[str], now: datetime | None
+) -> set[str]:
     """ "Am I free at 3?" is the free/busy check's, not the event list's; a question about a
     day that names nothing of the home is the calendar's or a list's, not a state's, and
     if it asks whether the time is free, not the shopping list's either (the real 1.5B read
     the list for "am I free tomorrow at 3 pm": dev calendar-conflict, calendar-free)."""
     free_busy = grounding.asks_free_busy(words)
     left_out = {"list_events"} if free_busy else set()
-    if now is not None and grounding.asks_only_about_a_time(words, home, now):
+    if now is not None and grounding.asks_only_about_a_time(words, home, now, named):
         left_out |= ENTITY_READS | ({"list_todo_items"} if free_busy else set())
     return left_out
 

@@ -415,12 +415,15 @@ _TIME_DOMAINS = frozenset({"calendar", "todo"})
 """What answers a question about a day, whose words may name them."""
 
 
-def asks_only_about_a_time(request: Request, home: Home, now: datetime) -> bool:
+def asks_only_about_a_time(
+    request: Request, home: Home, now: datetime, named: frozenset[str]
+) -> bool:
     """Is the request a question about a day (or, asking whether it is free, a time) that
     names nothing of the home but a calendar or a list: no device word, no place, no other
     entity, nothing only the world outside answers? Then no entity's state answers it: the
     real 1.5B read the blinds for "what do we have today" and "am I free tomorrow at 3 pm"
-    (dev calendar-today, calendar-conflict, calendar-free)."""
+    (dev calendar-today, calendar-conflict, calendar-free). `named`: the request's
+    `named_entities`, which the caller has already found."""
     if not request.is_question:
         return False
     spoken = find_spoken_times(request.text, now, request.language)
@@ -437,7 +440,6 @@ def asks_only_about_a_time(request: Request, home: Home, now: datetime) -> bool:
         return False
     if _places_said(request, home):
         return False
-    named = named_entities(request, home)
     return all(home.entities[e].domain in _TIME_DOMAINS for e in named)
 
 
