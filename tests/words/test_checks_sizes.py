@@ -86,6 +86,18 @@ def test_switching_off_for_get_it_going_is_asked_about() -> None:
     assert check_call(on, "the office fan stopped, get it going", NOW, "en", HOME) is None
 
 
+def test_a_playing_tv_is_running_so_switching_it_off_for_get_it_going_is_asked_about() -> None:
+    """Dev multi-plug-then-tv: the real 1.5B turned off the living room TV (state idle,
+    neither "on" nor "off", so the check let it pass) three times for "I want to watch …,
+    get it going"."""
+    off = tool("turn_off", entity_id=["media_player.telly"])
+    problem = check_call(off, "I want to watch the telly, get it going", NOW, "en", HOME)
+    assert problem is not None
+    assert (problem.code, problem.phrase) == ("wrong_direction", "checks.power_up")
+    on = tool("turn_on", entity_id=["media_player.telly"])
+    assert check_call(on, "I want to watch the telly, get it going", NOW, "en", HOME) is None
+
+
 @pytest.mark.parametrize(
     ("text", "call", "corrected"),
     [

@@ -800,10 +800,18 @@ def _light_moves(call: SetLight, state: EntityState | None, stated: set[float]) 
     return _against_bounds(call.brightness_pct, 0, 100)
 
 
+_NOT_RUNNING = frozenset({"off", "standby", "closed", "locked", "docked"})
+"""States of a device that is not running; any other known state runs ("playing", "idle",
+"heat"): turning such a device off stops it (dev multi-plug-then-tv: the 1.5B turned off the
+idle TV three times for "I want to watch the living room tv, … get it going")."""
+
+
 def _switch_moves(call: TurnOn | TurnOff | Toggle, state: EntityState | None) -> int | None:
-    if state is None or state.state not in ("on", "off"):
+    if state is None:
         return None
-    on = state.state == "on"
+    on = state.state not in _NOT_RUNNING
+    if on and state.state != "on" and isinstance(call, TurnOn):
+        return None  # an idle TV turned on may start: not a call that changes nothing
     if isinstance(call, TurnOn):
         return STILL if on else UP
     if isinstance(call, TurnOff):
