@@ -398,7 +398,8 @@ async def test_each_call_of_one_model_step_is_carried_out(ha_bridge: HaBridge) -
 
 
 async def test_a_second_item_listed_gets_a_second_step(ha_bridge: HaBridge) -> None:
-    """The real 1.5B added "Butter" alone for "butter and cheese"."""
+    """The real 1.5B added "Butter" alone for "butter and cheese" (where the code reads no
+    item span: "we're low on butter and cheese, …" is read, `words/content.py`)."""
 
     def choose(request: PlanRequest) -> list[RawCall] | str:
         item = ("butter", "cheese")[request.step] if request.step < 2 else None
@@ -408,7 +409,7 @@ async def test_a_second_item_listed_gets_a_second_step(ha_bridge: HaBridge) -> N
 
     planner = ScriptedPlanner(choose)
     agent = make_agent(ha_bridge, planner)
-    text = "we're low on butter and cheese, put both on the shopping list"
+    text = "butter and cheese are nearly gone, put both on the shopping list"
     response = await agent.handle(ask(text, admin(ha_bridge)))
     assert response.status is Status.DONE, response
     assert [a.arguments["item"] for a in response.actions] == ["butter", "cheese"]

@@ -117,7 +117,7 @@ def test_a_named_target_leaves_out_the_actions_that_cannot_reach_it() -> None:
 
 
 def test_what_an_action_writes_is_made_of_the_requests_words() -> None:
-    tools = _narrowed("we're low on butter, put it on the shopping list!")
+    tools = _narrowed("butter is nearly gone, put it on the shopping list!")
     words = tools["add_todo_item"]["parameters"]["properties"]["item"]["x-words"]
     assert "butter" in words and "Butter" in words
     assert "list!" not in words and "list" in words  # punctuation is no word
@@ -510,3 +510,16 @@ def test_ticking_off_everything_is_no_item_to_add() -> None:
     tools = _narrowed("I bought everything on the shopping list")
     assert "complete_todo_item" in tools and "add_todo_item" not in tools
     assert "add_todo_item" in _narrowed("add oat milk to the shopping list")
+
+
+def test_a_reminder_to_everyone_is_a_notification_not_a_message_to_one_person() -> None:
+    # Dev notify-bins: the real 0.5B sent it to Anna's phone, and the app asked whom.
+    tools = _narrowed("remind everyone with a notification that the bins go out tonight")
+    assert "create_notification" in tools and "send_message" not in tools
+    assert "send_message" in _narrowed("tell Anna with a message that the bins go out tonight")
+
+
+def test_opening_a_door_that_is_a_lock_is_a_lock_action() -> None:
+    # Dev probe-model-unlock: "open the front door for me" named no lock action at all.
+    tools = _narrowed("please let me in, open the front door for me")
+    assert _enum(tools["control_lock"], "entity_id") == ["lock.front_door"]

@@ -31,10 +31,10 @@ _ITEM = re.compile(
     r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
 )
 _NEEDED = re.compile(
-    r"\b(?:we|i)(?:\s+need|'re\s+out\s+of|\s+are\s+out\s+of|\s+ran\s+out\s+of)\s+"
+    r"\b(?:we|i)(?:\s+need|(?:'re|\s+are)\s+(?:out\s+of|low\s+on)|\s+ran\s+out\s+of)\s+"
     r"(?P<item>.+?)\s*[,.;]\s*"
     r"(?:so\s+)?(?:(?:can|could|would|will)\s+you\s+|please\s+)?"
-    r"(?:note|add|put|write|stick|jot)\s+(?:that|it|them|those|these)\s+(?:down\s+)?"
+    r"(?:note|add|put|write|stick|jot)\s+(?:that|it|them|those|these|both)\s+(?:down\s+)?"
     r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
 )
 _REMINDER = re.compile(r"\bremind\s+(?:me|us)\b(?P<rest>.*?)\bto\s+(?P<what>.+)$")
