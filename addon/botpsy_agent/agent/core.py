@@ -37,6 +37,7 @@ from botpsy_agent.agent.narrowing import (
     without_targets_done,
 )
 from botpsy_agent.agent.offer import build_offer
+from botpsy_agent.agent.out_of_reach import out_of_reach
 from botpsy_agent.agent.pending import PendingAnswers
 from botpsy_agent.agent.pipeline import ENDS_TURN, ActionRunner, CallPipeline, Job
 from botpsy_agent.agent.prepare import (
@@ -50,6 +51,7 @@ from botpsy_agent.agent.prepare import (
     shown_of_listing,
 )
 from botpsy_agent.agent.protocol import (
+    ActionReport,
     AgentCode,
     AgentRequest,
     AgentResponse,
@@ -225,6 +227,13 @@ class BotPsyAgent:
         request, turn = job.request, job.turn
         job.offer = self.offer_for(request.principal, job.home, job.policy, job.now)
         self._recent[request.principal.key] = (request.principal, time.monotonic())
+        denied = out_of_reach(job.words(), job.home, job.policy, request.principal, job.now)
+        if denied is not None:
+            report = ActionReport(
+                denied.tool, {"entity_id": [denied.entity_id]}, entity_ids=[denied.entity_id]
+            )
+            turn.steps.append(self._pipeline.refused(report, denied.denial, (denied.entity_id,)))
+            return
         question = self._question(job, request.text)
         question.messages += await self._prepare_listing(job, question)
         made: set[str] = set()

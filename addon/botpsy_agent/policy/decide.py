@@ -363,6 +363,15 @@ def scope(policy: Policy, principal: Principal, home: Home, now: datetime) -> Sc
     return Scope(frozenset(tools), entities)
 
 
+def control_denial(
+    policy: Policy, principal: Principal, entity: Entity, tool: str, now: datetime
+) -> Deny | None:
+    """Why `principal` may not use `tool` on `entity` now, or None when a rule allows it
+    (before limits and confirmation, as `scope`)."""
+    verdict = _verdict(policy.rules_for(principal), entity, tool, Access.CONTROL.value, now)
+    return verdict if isinstance(verdict, Deny) else None
+
+
 def usable_filter(policy: Policy, principal: Principal, tool: Tool, now: datetime) -> EntityFilter:
     """A predicate for `resolve_call`: may the principal use this entity with this tool?"""
     rules = policy.rules_for(principal)
