@@ -7,6 +7,7 @@ instead of after it, so the model's one choice is among the calls that could run
 ever removes choices, never adds any:
 
 * action tools whose kind no word names are left out, when some action kind is named;
+  a message to one person when the request addresses everyone (a notification);
   then reads stay only where one prepares a named action (the events before moving one),
   a condition asks for one ("close it if it is open") or the read's own kind is named;
 * a question ("is the TV on?") keeps no action tool at all: grounding runs none for a
@@ -53,6 +54,7 @@ from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, enum_of, properties
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
 from botpsy_agent.words import (
+    EVERYONE,
     KINDS,
     REFERRING,
     SaidValues,
@@ -106,7 +108,11 @@ def narrowed_schemas(
         last_settings=last_settings,
         now=now,
     )
-    left_out = _reads_left_out(words, home, named, now) | _less_fitting(chosen)
+    left_out = (
+        _reads_left_out(words, home, named, now)
+        | _less_fitting(chosen)
+        | _to_everyone(chosen, words)
+    )
     if kinds is not None:
         left_out |= _no_item_to_add(chosen, words)
     offered = frozenset(chosen) - left_out
@@ -186,6 +192,21 @@ def _less_fitting(chosen: Mapping[str, _Action]) -> set[str]:
     if not any(a.names_target for a in chosen.values()):
         return set()
     return {name for name, a in chosen.items() if a.names_target is False}
+
+
+def _to_everyone(chosen: Mapping[str, _Action], words: grounding.Request) -> set[str]:
+    """A message to everyone is a notification: "remind everyone with a notification that
+    the bins go out tonight" names no one, and the real 0.5B wrote to Anna's phone, which
+    the app then asked about (dev notify-bins)."""
+    message = chosen.get("send_message")
+    if (
+        "create_notification" in chosen
+        and message is not None
+        and not message.names_target
+        and words.says_any(EVERYONE.get(words.word_language, ()))
+    ):
+        return {"send_message"}
+    return set()
 
 
 def _message_settled(

@@ -15,7 +15,7 @@ from botpsy_agent.words.content import (
     with_request_content,
 )
 from botpsy_agent.words.grounding import PREPARED_BY, Request
-from botpsy_agent.words.grounding_words import KINDS, REFERRING
+from botpsy_agent.words.grounding_words import EVERYONE, KINDS, REFERRING
 from botpsy_agent.words.recognizer import FastPath, StateQuestion
 from botpsy_agent.words.spoken_time import find_spoken_times, say_clock, say_when
 from botpsy_agent.words.values import (
@@ -31,6 +31,7 @@ from botpsy_agent.words.values import (
 
 __all__ = [
     "DEFAULT_STEP",
+    "EVERYONE",
     "KINDS",
     "LEVEL_FIELDS",
     "PREPARED_BY",

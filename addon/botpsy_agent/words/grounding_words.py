@@ -100,7 +100,7 @@ KINDS: WordTable = {
             "%",
             "percent",
         ),
-        "control_lock": ("lock", "unlock", "bolt"),
+        "control_lock": ("lock", "unlock", "bolt", "open"),
         "set_fan": ("speed", "faster", "slower", "oscillate", "direction", "set", "%", "hard"),
         "control_media": (
             "play",
@@ -385,6 +385,14 @@ REFERRING: Mapping[str, tuple[str, ...]] = {
     "ko": ("그거", "그것", "그걸", "이거", "저거", "거기", "다시"),
     "id": ("itu", "ini", "nya", "lagi", "juga", "sana"),
 }
+
+EVERYONE: Mapping[str, tuple[str, ...]] = {
+    "en": ("everyone", "everybody", "the whole family", "all of us"),
+    "ko": ("모두에게", "다들", "가족 모두"),
+    "id": ("semua orang",),
+}
+"""Words that address the whole household: a notification to everyone, not a message to
+one person (dev notify-bins: "remind everyone with a notification that …")."""
 
 HERE: Mapping[str, tuple[str, ...]] = {
     "en": ("here", "this room", "in here"),
