@@ -7,7 +7,8 @@ instead of after it, so the model's one choice is among the calls that could run
 ever removes choices, never adds any:
 
 * action tools whose kind no word names are left out, when some action kind is named;
-  a message to one person when the request addresses everyone (a notification);
+  a message to one person when the request addresses everyone (a notification); warmth
+  asked for a room without a thermostat switches on its heater;
   then reads stay only where one prepares a named action (the events before moving one),
   a condition asks for one ("close it if it is open") or the read's own kind is named;
 * a question ("is the TV on?") keeps no action tool at all: grounding runs none for a
@@ -50,7 +51,7 @@ from botpsy_agent.agent.narrow_moves import (
 )
 from botpsy_agent.agent.narrow_values import values_only
 from botpsy_agent.agent.prepare import listed_events
-from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, enum_of, properties
+from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, GROUP_FIELDS, enum_of, properties
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
 from botpsy_agent.words import (
@@ -182,6 +183,12 @@ def _actions(
         )
         if narrowed is not None:
             chosen[name] = _Action(narrowed, _names_any(schema, named))
+    heaters = grounding.heaters_asked(words, home)
+    switch_on = next((s for s in offer.schemas if s["name"] == "turn_on"), None)
+    if heaters and switch_on is not None and _names_any(switch_on, heaters):
+        # Warmth for a room without a thermostat: its heater, as named (`words/heating.py`).
+        only = _without_groups(_named_only(switch_on, heaters))
+        chosen["turn_on"] = _Action(only, names_target=True)
     return chosen
 
 
@@ -315,6 +322,14 @@ def _reads_left_out(
     if now is not None and grounding.asks_only_about_a_time(words, home, now, named):
         left_out |= ENTITY_READS | ({"list_todo_items"} if free_busy else set())
     return left_out
+
+
+def _without_groups(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema targeting entities only: no area, floor, label or kind of device."""
+    schema = copy.deepcopy(schema)
+    for field in GROUP_FIELDS:
+        schema["parameters"]["properties"].pop(field, None)
+    return schema
 
 
 def _named_only(schema: dict[str, Any], named: frozenset[str]) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from functools import cached_property, lru_cache
 import re
 
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
-from botpsy_agent.words import negation
+from botpsy_agent.words import heating, negation
 from botpsy_agent.words.grounding_words import (
     DOMAINS,
     ELSEWHERE,
@@ -60,6 +60,7 @@ from botpsy_agent.words.phrasing import join_particles
 from botpsy_agent.words.spoken_time import find_spoken_times
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import DeleteEvent, UpdateEvent
+from tool_schemas.devices import TurnOn
 from tool_schemas.messaging import CompleteTodoItem, RemoveTodoItem
 
 READ_KINDS = ("list_events", "check_free_busy")
@@ -195,13 +196,24 @@ def check(
         _target_named(e, resolved, request, home, language) for e in resolved.targets
     )
     asks_to_know = request.is_question
-    if kind and targets and not asks_to_know:
+    if (kind and targets and not asks_to_know) or _heaters_switched_on(resolved, request, home):
         return Verdict.GROUNDED
     if not has_home_intent(request, home):
         return Verdict.NO_HOME_INTENT
     if asks_to_know or not (kind or targets):
         return Verdict.UNRELATED
     return Verdict.ASK
+
+
+def _heaters_switched_on(resolved: ResolvedCall, request: Request, home: Home) -> bool:
+    """ "it's cold in the office, warm it up", and the office has no thermostat: switching
+    its heaters on is what was asked (`heating.py`)."""
+    targets = {e.entity_id for e in resolved.targets}
+    return (
+        isinstance(resolved.call, TurnOn)
+        and bool(targets)
+        and targets <= heaters_asked(request, home)
+    )
 
 
 def _event_named(call: Tool, events_named: frozenset[str]) -> bool:
@@ -596,6 +608,15 @@ def places_said(request: Request, home: Home) -> tuple[str, ...]:
 def _places_said(request: Request, home: Home) -> list[Area | Floor]:
     rooms: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
     return [p for p in rooms if request.says_any(_place_names(p))]
+
+
+def heaters_asked(request: Request, home: Home) -> frozenset[str]:
+    """The heaters a request for warmth in rooms without a thermostat asks to switch on
+    (`heating.py`)."""
+    if request.is_question:
+        return frozenset()
+    areas = [p.area_id for p in _places_said(request, home) if isinstance(p, Area)]
+    return heating.heaters_asked(home, areas, request.text, request.language)
 
 
 def _elsewhere(entity: Entity, request: Request, home: Home) -> bool:
