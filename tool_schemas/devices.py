@@ -179,11 +179,18 @@ class SetLight(Targeted):
         if self.brightness_step_pct is None:
             return per_domain(targets, "turn_on", data)
         # Relative: each light from its own brightness, so the result is known (and bounded).
+        # A light that is off goes up from nothing and down from full: "and in the hall too"
+        # after "a bit dimmer" means the hall's light on, dimmed (dev bedroom-dimmer-hall:
+        # both real models stepped the hall's off light down, which left it off).
+        step = self.brightness_step_pct
         actions = []
         for target in sorted(targets, key=lambda t: t.entity_id):
             current = target.attributes.get("brightness")
-            current_pct = 0.0 if target.state != "on" or current is None else float(current) / 2.55
-            level = round(_clamp(current_pct + self.brightness_step_pct, 0, 100))
+            if target.state != "on" or current is None:
+                current_pct = 100.0 if step < 0 else 0.0
+            else:
+                current_pct = float(current) / 2.55
+            level = round(_clamp(current_pct + step, 0, 100))
             actions.append(
                 ServiceCall(
                     "light", "turn_on", (target.entity_id,), {**data, "brightness_pct": level}

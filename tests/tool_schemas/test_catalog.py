@@ -154,6 +154,12 @@ def test_relative_changes_are_computed_per_entity_and_clamped() -> None:
     actions = to_ha_actions(call, targets, NOW)
     assert [a.data["brightness_pct"] for a in actions if isinstance(a, ServiceCall)] == [70, 0]
 
+    # A light that is off goes down from full and up from nothing: dimmer means on, dimmed.
+    off = [TargetState("light.a", "off", {}), TargetState("light.b", "off", {"brightness": None})]
+    assert [a.data["brightness_pct"] for a in to_ha_actions(call, off, NOW)] == [70, 70]  # type: ignore[union-attr]
+    brighter = parse_tool_call("set_light", {"entity_id": ["light.a"], "brightness_step_pct": 20})
+    assert [a.data["brightness_pct"] for a in to_ha_actions(brighter, off[:1], NOW)] == [20]  # type: ignore[union-attr]
+
     warmer = parse_tool_call("set_climate", {"entity_id": ["climate.a"], "temperature_step": 1})
     (action,) = to_ha_actions(
         warmer, [TargetState("climate.a", "heat", {"temperature": 34.5})], NOW
