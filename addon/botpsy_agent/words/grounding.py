@@ -40,6 +40,7 @@ import re
 
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
 from botpsy_agent.words import heating, negation
+from botpsy_agent.words.checks import WHEN_WORDS
 from botpsy_agent.words.grounding_words import (
     DOMAINS,
     ELSEWHERE,
@@ -430,16 +431,22 @@ _TIME_DOMAINS = frozenset({"calendar", "todo"})
 def asks_only_about_a_time(
     request: Request, home: Home, now: datetime, named: frozenset[str]
 ) -> bool:
-    """Is the request a question about a day (or, asking whether it is free, a time) that
-    names nothing of the home but a calendar or a list: no device word, no place, no other
-    entity, nothing only the world outside answers? Then no entity's state answers it: the
-    real 1.5B read the blinds for "what do we have today" and "am I free tomorrow at 3 pm"
-    (dev calendar-today, calendar-conflict, calendar-free). `named`: the request's
-    `named_entities`, which the caller has already found."""
+    """Is the request a question about a day (or, asking whether it is free, a time; or
+    asking when) that names nothing of the home but a calendar or a list: no device word,
+    no place, no other entity, nothing only the world outside answers? Then no entity's
+    state answers it: the real 1.5B read the blinds for "what do we have today" and "am I
+    free tomorrow at 3 pm" (dev calendar-today, calendar-conflict, calendar-free).
+    `named`: the request's `named_entities`, which the caller has already found."""
     if not request.is_question:
         return False
     spoken = find_spoken_times(request.text, now, request.language)
-    if not any(s.days or s.moment for s in spoken) and not (spoken and asks_free_busy(request)):
+    when = WHEN_WORDS.get(request.base_language)
+    asks_when = when is not None and when.search(request.text.casefold()) is not None
+    if (
+        not asks_when  # "when is the piano lesson" (dev followup-piano-move: the 0.5B read lights)
+        and not any(s.days or s.moment for s in spoken)
+        and not (spoken and asks_free_busy(request))
+    ):
         return False
     language = request.word_language
     tables = (DOMAINS[language], OBJECTS.get(language, {}), ELSEWHERE.get(language, {}))
