@@ -143,6 +143,21 @@ def stats(group: list[Outcome]) -> dict[str, Any]:
     }
 
 
+SLOWEST_SHOWN = 8
+"""How many of a run's slowest model turns the report names: those that make its p95."""
+
+
+def slowest_model_turns(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """The run's slowest model-path turns, slowest first: case, what was said, ms."""
+    turns = [
+        {"case": o.case.id, "say": turn.say, "ms": round(ms, 1)}
+        for o in outcomes
+        for turn, ms, path in zip(o.case.turns, o.latencies_ms, o.paths, strict=False)
+        if path == "model"
+    ]
+    return sorted(turns, key=lambda t: -t["ms"])[:SLOWEST_SHOWN]
+
+
 def run_report(result: RunResult) -> dict[str, Any]:
     by_category: dict[str, list[Outcome]] = defaultdict(list)
     for outcome in result.outcomes:
@@ -158,6 +173,7 @@ def run_report(result: RunResult) -> dict[str, Any]:
             name: [o.case.id for o in result.outcomes if o.baselines.get(name)]
             for name in BASELINES
         },
+        "slowest_model_turns": slowest_model_turns(result.outcomes),
         "failures": [
             {
                 "id": o.case.id,
@@ -351,6 +367,11 @@ def markdown(report: dict[str, Any]) -> str:
                     *failure["violations"],
                 ]
                 lines.append(f"- {failure['id']}: {'; '.join(found)}")
+        if run.get("slowest_model_turns"):
+            lines += ["", "Slowest model turns (what makes the p95):"]
+            lines += [
+                f'- {t["ms"]:.0f} ms: {t["case"]}, "{t["say"]}"' for t in run["slowest_model_turns"]
+            ]
         deterministic = [f for f in run["failures"] if f["deterministic"]]
         lines += ["", f"Deterministic failures: {len(deterministic)}."]
         for failure in deterministic:

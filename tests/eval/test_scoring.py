@@ -372,7 +372,11 @@ def test_the_report_gives_action_and_no_change_rates_beside_the_baselines() -> N
     }
     assert overall["wrong_actions"] == 1
     assert overall["model_turns"] == {"turns": 2, "p50_ms": 1200.0, "p95_ms": 1500.0}
+    slowest = report["runs"][0]["slowest_model_turns"]
+    assert [t["ms"] for t in slowest] == [1500.0, 900.0]
+    assert slowest[0] == {"case": DIM.id, "say": DIM.turns[0].say, "ms": 1500.0}
     text = markdown(report)
+    assert f"1500 ms: {DIM.id}" in text
     assert "baseline: refuse all" in text and "wrong action: light.living_room" in text
     assert "not BotPsy" in text
     assert check_floors(report, {"qwen2.5-coder-0.5b": {"dev": 0.5}}) == [
