@@ -17,18 +17,14 @@ from botpsy_agent.llm.planning import PlanRequest
 from botpsy_agent.policy import parse_policy
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, user
 from tests.ha_bridge import HaBridge
+from tests.policy.policies import HOUSEHOLD_AND_ADMINS
 
 AC = "switch.ac"  # "AC", in the garage
 SAMS_FAN = "fan.percentage_full_fan"  # in the kids room
 KIDS_ROOM_ONLY = parse_policy(
-    """\
-version: 1
-household: ["notify.mobile_app_*"]
-groups:
-  admin:
-    ignore_exposure: true
-    rules:
-      - allow: [read, control]
+    "version: 1\n"
+    + HOUSEHOLD_AND_ADMINS
+    + """\
   users:
     rules:
       - allow: read

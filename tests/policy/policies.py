@@ -11,17 +11,24 @@ TEEN = "7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e"
 ADMIN = "a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0"
 PARENT = "b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1"
 
-HOUSEHOLD_AND_GROUPS = """\
+HOUSEHOLD_AND_ADMINS = """\
 household: ["notify.mobile_app_*"]
 groups:
   admin:
     ignore_exposure: true
     rules:
       - allow: [read, control]
+"""
+"""The household's phones, and admins who may read and control everything."""
+
+HOUSEHOLD_AND_GROUPS = (
+    HOUSEHOLD_AND_ADMINS
+    + """\
   users:
     rules:
       - allow: [read, control]
 """
+)
 """The start most test policies share: the household's phones, and admins and users who may
 read and control everything exposed (each policy then adds its own)."""
 
