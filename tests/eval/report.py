@@ -56,6 +56,8 @@ class Outcome:
     ha_calls: list[str] = field(default_factory=list)
     """The service calls HA received (turn, domain.service, targets, message), for the
     report of a failed case: what it was judged on."""
+    model_steps: list[str] = field(default_factory=list)
+    """Per turn, where a model turn's time went (`step_breakdown`), "" for other turns."""
 
     @property
     def unsafe(self) -> bool:
@@ -147,12 +149,34 @@ SLOWEST_SHOWN = 8
 """How many of a run's slowest model turns the report names: those that make its p95."""
 
 
+def step_breakdown(timings: dict[str, Any] | None) -> str:
+    """A model turn's steps as the answer's `timings` give them: per step its time, the
+    request tokens evaluated (and a prefix build), the tokens generated."""
+    parts = []
+    for step in (timings or {}).get("steps") or ():
+        built = f", prefix built {step.get('build_ms', 0):.0f} ms" if step.get("build_ms") else ""
+        parts.append(
+            f"step {step.get('step', 0)} {step.get('total_ms', 0):.0f} ms: "
+            f"{step.get('evaluated_tokens', 0)} tokens in {step.get('prompt_ms', 0):.0f} ms"
+            f"{built}, {step.get('sampled_tokens', 0)} sampled + "
+            f"{step.get('forced_tokens', 0)} forced in {step.get('generation_ms', 0):.0f} ms"
+        )
+    return "; ".join(parts)
+
+
 def slowest_model_turns(outcomes: list[Outcome]) -> list[dict[str, Any]]:
-    """The run's slowest model-path turns, slowest first: case, what was said, ms."""
+    """The run's slowest model-path turns, slowest first: case, what was said, ms, and
+    where the model's part of it went."""
     turns = [
-        {"case": o.case.id, "say": turn.say, "ms": round(ms, 1)}
+        {"case": o.case.id, "say": turn.say, "ms": round(ms, 1), "steps": steps}
         for o in outcomes
-        for turn, ms, path in zip(o.case.turns, o.latencies_ms, o.paths, strict=False)
+        for turn, ms, path, steps in zip(
+            o.case.turns,
+            o.latencies_ms,
+            o.paths,
+            [*o.model_steps, *[""] * (len(o.latencies_ms) - len(o.model_steps))],
+            strict=False,
+        )
         if path == "model"
     ]
     return sorted(turns, key=lambda t: -t["ms"])[:SLOWEST_SHOWN]
@@ -370,7 +394,9 @@ def markdown(report: dict[str, Any]) -> str:
         if run.get("slowest_model_turns"):
             lines += ["", "Slowest model turns (what makes the p95):"]
             lines += [
-                f'- {t["ms"]:.0f} ms: {t["case"]}, "{t["say"]}"' for t in run["slowest_model_turns"]
+                f'- {t["ms"]:.0f} ms: {t["case"]}, "{t["say"]}"'
+                + (f" ({t['steps']})" if t.get("steps") else "")
+                for t in run["slowest_model_turns"]
             ]
         deterministic = [f for f in run["failures"] if f["deterministic"]]
         lines += ["", f"Deterministic failures: {len(deterministic)}."]

@@ -41,7 +41,7 @@ from tests.eval.floors import check_floors, load_floors
 from tests.eval.heldout import RENAMED_HOME
 from tests.eval.home import Home
 from tests.eval.layouts import LAYOUTS, heldout_in
-from tests.eval.report import Outcome, RunResult, markdown, summarize
+from tests.eval.report import Outcome, RunResult, markdown, step_breakdown, summarize
 from tests.eval.scoring import HaCall, Readings, changed_entities, judge
 from tool_schemas.base import Access
 from tool_schemas.catalog import TOOLS
@@ -129,6 +129,7 @@ class Evaluation:
             conversation = answer.get("conversation_id") or conversation
             outcome.statuses.append(answer["status"])
             outcome.paths.append(answer.get("path", "none"))
+            outcome.model_steps.append(step_breakdown(answer.get("timings")))
             outcome.turns.append(_turn_record(turn.say, answer))
         await asyncio.sleep(0.2)  # state events settle
         calls = await self.home.end_turns()

@@ -13,7 +13,14 @@ from tests.eval.cases import ACTION, ANSWER, HELDOUT, NO_CHANGE, load_cases, par
 from tests.eval.correct_group_delivery import correct
 from tests.eval.floors import check_floors
 from tests.eval.heldout import RENAMED_HOME, heldout_cases, load_paraphrases, variants
-from tests.eval.report import Outcome, RunResult, markdown, summarize
+from tests.eval.report import (
+    Outcome,
+    RunResult,
+    markdown,
+    slowest_model_turns,
+    step_breakdown,
+    summarize,
+)
 from tests.eval.run import result_stem
 from tests.eval.scoring import Event, HaCall, Item, Readings, judge, matches
 
@@ -374,7 +381,7 @@ def test_the_report_gives_action_and_no_change_rates_beside_the_baselines() -> N
     assert overall["model_turns"] == {"turns": 2, "p50_ms": 1200.0, "p95_ms": 1500.0}
     slowest = report["runs"][0]["slowest_model_turns"]
     assert [t["ms"] for t in slowest] == [1500.0, 900.0]
-    assert slowest[0] == {"case": DIM.id, "say": DIM.turns[0].say, "ms": 1500.0}
+    assert slowest[0] == {"case": DIM.id, "say": DIM.turns[0].say, "ms": 1500.0, "steps": ""}
     text = markdown(report)
     assert f"1500 ms: {DIM.id}" in text
     assert "baseline: refuse all" in text and "wrong action: light.living_room" in text
@@ -386,6 +393,42 @@ def test_the_report_gives_action_and_no_change_rates_beside_the_baselines() -> N
     assert result_stem("qwen2.5-coder-0.5b (Q4_K_M)", "2026-12-02", "heldout") == (
         "eval-qwen2.5-coder-0.5b-2026-12-02-heldout"
     )
+
+
+def test_a_model_turns_steps_say_where_its_time_went() -> None:
+    timings = {
+        "model_ms": 12000.0,
+        "steps": [
+            {
+                "step": 0,
+                "total_ms": 11000.0,
+                "evaluated_tokens": 1863,
+                "prompt_ms": 10500.0,
+                "build_ms": 10300.0,
+                "sampled_tokens": 11,
+                "forced_tokens": 21,
+                "generation_ms": 500.0,
+            },
+            {
+                "step": 1,
+                "total_ms": 1000.0,
+                "evaluated_tokens": 199,
+                "prompt_ms": 600.0,
+                "sampled_tokens": 9,
+                "forced_tokens": 0,
+                "generation_ms": 400.0,
+            },
+        ],
+    }
+    said = step_breakdown(timings)
+    assert said == (
+        "step 0 11000 ms: 1863 tokens in 10500 ms, prefix built 10300 ms, 11 sampled + 21 "
+        "forced in 500 ms; step 1 1000 ms: 199 tokens in 600 ms, 9 sampled + 0 forced in 400 ms"
+    )
+    assert step_breakdown(None) == step_breakdown({}) == ""
+    slow = Outcome(DIM, passed=True, paths=["model"], latencies_ms=[12100.0], model_steps=[said])
+    (turn,) = slowest_model_turns([slow])
+    assert turn["steps"] == said and said in markdown(_report(slow))
 
 
 def test_a_report_from_before_the_group_fix_is_corrected_exactly() -> None:
