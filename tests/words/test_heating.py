@@ -47,6 +47,7 @@ def test_warmth_for_a_room_without_a_thermostat_asks_for_its_heater() -> None:
     assert heaters("it's too hot in the office") == frozenset()
     assert heaters("it's cold, warm it up") == frozenset()
     assert heaters("is it cold in the office?") == frozenset()
+    assert heaters("it's cold in the office, but don't turn the heater on") == frozenset()
 
 
 def _verdict(text: str, entity_id: str) -> grounding.Verdict:
