@@ -59,7 +59,7 @@ async def test_a_device_the_requester_may_not_control_is_refused_without_the_mod
     assert answer.status is Status.REFUSED, answer
     assert planner.requests == []  # the model was not asked
     assert "AC" in answer.speech, answer.speech
-    assert [a.entity_ids for a in answer.actions] == [[AC]]
+    assert [(a.tool, a.entity_ids) for a in answer.actions] == [("turn_on", [AC])]
     assert hass.states.get(AC).state == "off"  # type: ignore[union-attr]
     assert hass.states.get(SAMS_FAN) == fan_before
 

@@ -49,7 +49,7 @@ def out_of_reach(
     denied: list[OutOfReach] = []
     for entity_id in _said_exactly(named, words, home):
         entity = home.entities[entity_id]
-        for kind in sorted(kinds):
+        for kind in sorted(kinds, key=lambda k: (k == "toggle", k)):  # "switch on": turn_on
             domains = TOOLS[kind].domains
             if "*" not in domains and entity.domain not in domains:
                 continue
