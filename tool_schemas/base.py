@@ -79,6 +79,11 @@ class Tool(BaseModel):
         raise NotImplementedError
 
     @classmethod
+    def acts_on(cls, domain: str) -> bool:
+        """May this tool act on an entity of `domain` ("*": any)?"""
+        return "*" in cls.domains or domain in cls.domains
+
+    @classmethod
     def purpose(cls) -> str:
         """What the tool does, for the model: its docstring on one line."""
         return " ".join((cls.__doc__ or "").split())

@@ -50,8 +50,7 @@ def out_of_reach(
     for entity_id in _said_exactly(named, words, home):
         entity = home.entities[entity_id]
         for kind in sorted(kinds, key=lambda k: (k == "toggle", k)):  # "switch on": turn_on
-            domains = TOOLS[kind].domains
-            if "*" not in domains and entity.domain not in domains:
+            if not TOOLS[kind].acts_on(entity.domain):
                 continue
             denial = control_denial(policy, principal, entity, kind, now)
             if denial is None:
@@ -111,7 +110,7 @@ class _Reach:
         """The words of the names of the devices the requester may act on in these ways."""
         words: set[str] = set()
         for entity in self.home.entities.values():
-            fits = [k for k in kinds if {"*", entity.domain} & set(TOOLS[k].domains)]
+            fits = [k for k in kinds if TOOLS[k].acts_on(entity.domain)]
             if any(
                 control_denial(self.policy, self.principal, entity, k, self.now) is None
                 for k in fits

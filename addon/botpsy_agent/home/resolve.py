@@ -82,14 +82,13 @@ def resolve_targets(
     spec = call.target_fields()
     if spec is None:
         return ()
-    any_domain = "*" in call.domains
     found: dict[str, Entity] = {}
 
     for entity_id in spec.entity_id or ():
         entity = home.entities.get(entity_id)
         if entity is None:
             raise ResolutionError("unknown_entity", f"there is no {entity_id}")
-        if not any_domain and entity.domain not in call.domains:
+        if not call.acts_on(entity.domain):
             raise ResolutionError(
                 "wrong_domain", f"{call.name} cannot act on {entity_id} (a {entity.domain})"
             )
@@ -135,7 +134,7 @@ def _group_ids(spec: TargetSpec) -> tuple[list[str] | None, ...]:
 
 def _fits(entity: Entity, call: Tool, domains: list[str] | None, classes: frozenset[str]) -> bool:
     """Does an entity found through an area, floor, device or label suit this call?"""
-    if "*" not in call.domains and entity.domain not in call.domains:
+    if not call.acts_on(entity.domain):
         return False
     if domains and entity.domain not in domains:
         return False

@@ -350,11 +350,10 @@ def scope(policy: Policy, principal: Principal, home: Home, now: datetime) -> Sc
             if isinstance(_verdict(rules, None, name, access, now), str):
                 tools.add(name)
             continue
-        any_domain = "*" in tool.domains
         usable = frozenset(
             entity.entity_id
             for entity in home.entities.values()
-            if (any_domain or entity.domain in tool.domains)
+            if tool.acts_on(entity.domain)
             and isinstance(_verdict(rules, entity, name, access, now), str)
         )
         if usable:
