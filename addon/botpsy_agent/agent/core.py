@@ -269,10 +269,18 @@ class BotPsyAgent:
                     focused.add(part)
                     question = self._question(job, part)
                     continue
-            if all(s.status is Status.DONE for s in steps) and not _offers_action(question.schemas):
+            if all(s.status is Status.DONE for s in steps) and (
+                not _offers_action(question.schemas)
+                or (
+                    all(s.is_read for s in steps)
+                    and not _offers_action(self._step_schemas(job, question))
+                )
+            ):
                 # Only reads, and no action on offer for the next step: the answer is said
                 # from what was read; another step could only read again or write words
-                # nobody hears.
+                # nobody hears. What was read may have taken the action off: a change to an
+                # event needs one the request names ("read me the week's events": the
+                # real 0.5B's step after the listing took 1.4-3.2 s for unspoken words).
                 return
             question.calls_only = False
             question.messages.append(_assistant_message(plan.calls))
@@ -298,13 +306,11 @@ class BotPsyAgent:
             said_values(words, job.now),
         )
 
-    async def _plan_step(
-        self, job: Job, question: _Question, step_number: int
-    ) -> PlannerTurn | None:
-        """The model's calls for this step, or None when the turn ends here (the model
-        failed, or ignored its grammar): the turn then says why."""
-        assert self.planner is not None and job.offer is not None
-        request, turn, words = job.request, job.turn, question.words
+    @staticmethod
+    def _step_schemas(job: Job, question: _Question) -> tuple[dict[str, Any], ...]:
+        """What the next step may call: the question's schemas after what this turn has
+        read and done (the events listed, the items read, the targets acted on)."""
+        turn, words = job.turn, question.words
         uids = frozenset().union(*(listed_uids(s.feedback) for s in turn.steps))
         named: list[Event] = []
         if any(s.prepared for s in turn.steps):
@@ -314,7 +320,7 @@ class BotPsyAgent:
             named = named_events(events, words, job.conversation.last_listed, job.calendar_words)
             uids = frozenset(e.uid for e in named)
         ran = frozenset(s.report.tool for s in turn.steps if s.is_read and s.status is Status.DONE)
-        schemas = without_targets_done(
+        return without_targets_done(
             without_reads_run(
                 for_items(
                     for_events(
@@ -327,6 +333,15 @@ class BotPsyAgent:
             ),
             _targets_done(turn.steps),
         )
+
+    async def _plan_step(
+        self, job: Job, question: _Question, step_number: int
+    ) -> PlannerTurn | None:
+        """The model's calls for this step, or None when the turn ends here (the model
+        failed, or ignored its grammar): the turn then says why."""
+        assert self.planner is not None and job.offer is not None
+        request, turn = job.request, job.turn
+        schemas = self._step_schemas(job, question)
         asked = time.monotonic()
         try:
             plan = await self.planner.plan(
