@@ -155,6 +155,9 @@ def _say_failures(replies: Replies, failures: list[Step], language: str, home: H
         )
     if any(failed.why is Failure.NEEDS_VOICE_DEVICE for failed in outcomes):
         return phrases.say(language, "assist.needs_voice_device")
+    unknown = [failed.message for failed in outcomes if failed.why is Failure.NO_SUCH_DEVICE]
+    if unknown:
+        return phrases.say(language, "refused.no_such_device", device=unknown[0])
     if any(failed.why is Failure.UNKNOWN_TARGET for failed in outcomes):
         return phrases.say(language, "refused.unknown_target")
     return phrases.say(language, f"errors.{AgentCode.INVALID_CALL}")

@@ -66,6 +66,7 @@ from botpsy_agent.words import (
     grounding,
     with_request_content,
 )
+from botpsy_agent.words.unknown_device import unknown_device
 from tool_schemas.actions import describe
 from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool
@@ -211,7 +212,7 @@ class CallPipeline:
         verdict = grounding.Verdict.GROUNDED
         if words is not None:
             verdict = grounding.check(resolved, words, home, _events_named(job, words))
-        if (unasked := self._unasked(report, resolved, verdict, job)) is not None:
+        if (unasked := self._unasked(report, resolved, verdict, job, words)) is not None:
             return unasked
         if verdict is grounding.Verdict.ASK and isinstance(call, SendMessage):
             return self._ask_whom(report, job, words)
@@ -227,11 +228,20 @@ class CallPipeline:
         return self._park(report, resolved, decision, job)
 
     def _unasked(
-        self, report: ActionReport, resolved: ResolvedCall, verdict: grounding.Verdict, job: Job
+        self,
+        report: ActionReport,
+        resolved: ResolvedCall,
+        verdict: grounding.Verdict,
+        job: Job,
+        words: grounding.Request | None,
     ) -> Step | None:
         """The step for a call the request did not ask for; None when it did, or half did
-        (then the call is asked about)."""
+        (then the call is asked about, unless the request named a device the home lacks)."""
         match verdict:
+            case grounding.Verdict.ASK if words is not None and (
+                device := unknown_device(resolved.call.name, words, job.home, resolved.targets)
+            ):
+                return self.no_such_device(report, device)
             case grounding.Verdict.NO_HOME_INTENT:
                 report.error = ErrorInfo(
                     AgentCode.NOT_ASKED, "the request asks for nothing of the kind"
@@ -373,6 +383,15 @@ class CallPipeline:
         tools = offer.tool_names if offer is not None else ()
         offered = frozenset(offer.entity_ids) if offer is not None else frozenset()
         return Step(report, Status.REFUSED, NothingFits(tuple(tools), offered), {"refused": reason})
+
+    @staticmethod
+    def no_such_device(report: ActionReport, device: str) -> Step:
+        """The request names a device the home does not have: said so, in its own words,
+        and the model's stand-in for it is not asked about (`words/unknown_device.py`)."""
+        report.outcome, report.decision = Outcome.REFUSED, Decision.NONE
+        report.error = ErrorInfo(AgentCode.NO_SUCH_DEVICE, "the home has no device of that name")
+        failed = Failed(Failure.NO_SUCH_DEVICE, report.tool, message=device)
+        return Step(report, Status.REFUSED, failed, {"refused": "no such device"})
 
     async def execute(
         self, report: ActionReport, resolved: ResolvedCall, job: Job, sequence: str | None = None

@@ -57,6 +57,7 @@ class AgentCode(StrEnum):
     BORROWED_VERB = "borrowed_verb"
     OUTSIDE_GRAMMAR = "outside_grammar"
     NEEDS_VOICE_DEVICE = "needs_voice_device"
+    NO_SUCH_DEVICE = "no_such_device"
     OUTCOME_UNKNOWN = "outcome_unknown"
     HANDED_TO_ASSIST = "handed_to_assist"
 

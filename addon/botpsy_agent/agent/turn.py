@@ -82,6 +82,8 @@ class Failure(StrEnum):
     it."""
     NEEDS_VOICE_DEVICE = "needs_voice_device"
     """A timer or a broadcast asked where no voice device heard it (plain MQTT)."""
+    NO_SUCH_DEVICE = "no_such_device"
+    """The request names a device the home does not have (its words in `Failed.message`)."""
 
 
 @dataclass(frozen=True)

@@ -736,6 +736,26 @@ def _vocabulary(home: Home) -> _Vocabulary:
     return found
 
 
+def home_knows(word: str, home: Home, language: str) -> bool:
+    """Is `word` one the app reads in a request for this home: a word of its names or
+    places, of a kind of device or thing, of an action, or one that points back?"""
+    forms = _forms(word)
+    return not (forms.isdisjoint(_vocabulary(home).forms) and forms.isdisjoint(_known(language)))
+
+
+@lru_cache(maxsize=8)
+def _known(language: str) -> frozenset[str]:
+    phrases = [
+        *KINDS.get(language, {}).values(),
+        *DOMAINS.get(language, {}).values(),
+        *OBJECTS.get(language, {}).values(),
+        REFERRING.get(language, ()),
+    ]
+    words = {w for group in phrases for phrase in group for w in _phrase_words(phrase)}
+    words |= STOPWORDS | PARTICLES | {w for p in DEVICE_WORDS for w in _phrase_words(p)}
+    return frozenset(f for w in words for f in _forms(w))
+
+
 def _distinctive(entity: Entity, home: Home) -> tuple[str, ...]:
     return _vocabulary(home).distinctive.get(entity.entity_id) or (entity.name, *entity.aliases)
 

@@ -1,0 +1,71 @@
+"""A device the request names that the home does not have: "turn on the sauna" is said to
+be unknown, not answered with a question about another device the model put in its place
+(issue 27: both real models offered lights, a fan or a thermostat for the dev set's sauna,
+washing machine, aquarium light, electric blanket and garden fountain).
+
+The device is the noun phrase the action's own word is said of ("start *the washing
+machine*", "warm up *the electric blanket* in the bedroom"): a determiner, then words up
+to a preposition or the end. It is unknown when one of its words is none the app reads for
+this home (`grounding.home_knows`). English only: Korean says the object before its verb,
+with particles, and Indonesian's determiners are not read yet."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from botpsy_agent.home import Entity, Home
+from botpsy_agent.words.grounding import PARTICLES, Request, home_knows
+from botpsy_agent.words.grounding_words import KINDS
+
+_DETERMINERS = frozenset({"the", "my", "our", "your", "a", "an"})
+_PLACEHOLDERS = frozenset({"thing", "things", "one", "ones", "stuff", "device", "devices"})
+"""Words that describe rather than name: "switch off the thing by the sofa" is asked about."""
+_DEVICE_DOMAINS = frozenset(
+    {"light", "switch", "fan", "cover", "climate", "media_player", "lock", "vacuum", "humidifier"}
+)
+_PHRASE_ENDS = frozenset(
+    {"in", "on", "at", "for", "to", "with", "from", "by", "of", "and", "then", "please", "now"}
+)
+
+
+def unknown_device(
+    tool: str, request: Request, home: Home, targets: Iterable[Entity] = ()
+) -> str | None:
+    """The device the request asks `tool` of, in the request's words, when the home has
+    nothing by that name; None when the action's word is said of no noun phrase, of one
+    whose every word the app knows, or of one with a word of a target's own name or one
+    that only describes. Only for devices: a message's, an event's or an item's words
+    name no device."""
+    targets = tuple(targets)
+    if request.word_language != "en" or any(e.domain not in _DEVICE_DOMAINS for e in targets):
+        return None  # a message, an event, a list item: not a device
+    named = {w for e in targets for name in (e.name, *e.aliases) for w in name.casefold().split()}
+    said = request.affirmed.split()
+    for phrase in KINDS["en"].get(tool, ()):
+        words = phrase.casefold().split()
+        for start in range(len(said) - len(words) + 1):
+            if said[start : start + len(words)] == words:
+                device = _noun_phrase(said[start + len(words) :])
+                if device:
+                    if (named | _PLACEHOLDERS) & set(device) or all(
+                        home_knows(w, home, "en") for w in device
+                    ):
+                        return None
+                    return " ".join(device)
+    return None
+
+
+def _noun_phrase(rest: list[str]) -> list[str]:
+    """The words of the noun phrase `rest` opens with ("up the electric blanket in the
+    bedroom" -> electric blanket); none when it opens with no determiner."""
+    at = 0
+    while at < len(rest) and rest[at] in PARTICLES:
+        at += 1
+    if at == len(rest) or rest[at] not in _DETERMINERS:
+        return []
+    words = []
+    for word in rest[at + 1 :]:
+        if word in _PHRASE_ENDS:
+            break
+        words.append(word)
+    return words

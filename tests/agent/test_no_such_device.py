@@ -1,0 +1,82 @@
+"""A device the home does not have (issue 27): "turn on the sauna" is answered with that, in
+the request's words, and the device the model put in its place is neither run nor asked
+about. Both real models answered the dev set's sauna, washing machine, aquarium light,
+electric blanket and garden fountain with "Did you want me to turn on <lights>?" (or the
+fan, or another room's thermostat): a question that offers what was not asked.
+
+A scripted planner makes such stand-in calls; the agent, policy, executor and HA (the test
+home) are real, and HA's states must not change.
+"""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant
+import pytest
+
+from botpsy_agent.agent.protocol import Status
+from botpsy_agent.llm.parse import RawCall
+from botpsy_agent.llm.planning import PlanRequest
+from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, states
+from tests.ha_bridge import HaBridge
+
+
+def once(move: RawCall) -> ScriptedPlanner:
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        return [move] if request.step == 0 else "Done."
+
+    return ScriptedPlanner(choose)
+
+
+STAND_INS = [
+    ("turn on the sauna", call("turn_on", entity_id=["light.bed_light"]), "sauna"),
+    (
+        "start the washing machine",
+        call("turn_on", entity_id=["light.kitchen_lights", "switch.decorative_lights"]),
+        "washing machine",
+    ),
+    (
+        "switch off the aquarium light",
+        call("turn_off", entity_id=["light.kitchen_lights"]),
+        "aquarium light",
+    ),
+    (
+        "warm up the electric blanket in the bedroom",
+        call("set_climate", entity_id=["climate.hvac"], temperature=24),
+        "electric blanket",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "move", "device"), STAND_INS)
+async def test_a_device_the_home_lacks_is_said_to_be_unknown_not_asked_about(
+    hass: HomeAssistant, ha_bridge: HaBridge, text: str, move: RawCall, device: str
+) -> None:
+    agent = make_agent(ha_bridge, once(move))
+    before = states(ha_bridge)
+
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+    await hass.async_block_till_done()
+
+    assert answer.status is Status.REFUSED, answer
+    assert answer.actions[0].error is not None
+    assert answer.actions[0].error.code == "no_such_device"
+    assert answer.speech == f"Sorry, I don't know any device called “{device}”.", answer
+    assert states(ha_bridge) == before  # HA's own states, unchanged
+
+    # Nothing is waiting for a yes: the stand-in was not parked for confirmation.
+    await agent.handle(ask("yes", admin(ha_bridge), conversation_id=answer.conversation_id))
+    await hass.async_block_till_done()
+    assert states(ha_bridge) == before
+
+
+async def test_a_device_the_home_has_is_still_asked_about(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """The home has decorative lights: the model's stand-in for them is asked about, naming
+    the stand-in, as before; the answer does not say the decorative lights are unknown."""
+    agent = make_agent(ha_bridge, once(call("turn_on", entity_id=["light.bed_light"])))
+
+    answer = await agent.handle(ask("start the decorative lights for the party", admin(ha_bridge)))
+
+    assert answer.status is Status.NEEDS_CONFIRMATION, answer
+    assert "Bed Light" in answer.speech, answer

@@ -1,0 +1,58 @@
+"""The device a request names that the home does not have (words/unknown_device.py), on
+the family test home."""
+
+from __future__ import annotations
+
+import pytest
+
+from botpsy_agent.words.grounding import Request
+from botpsy_agent.words.unknown_device import unknown_device
+from devkit.homes import family_home
+
+HOME = family_home()
+
+
+@pytest.mark.parametrize(
+    ("tool", "text", "device"),
+    [
+        ("turn_on", "turn on the sauna", "sauna"),
+        ("turn_on", "start the washing machine", "washing machine"),
+        ("turn_off", "switch off the aquarium light", "aquarium light"),
+        ("set_climate", "warm up the electric blanket in the bedroom", "electric blanket"),
+        ("turn_on", "turn on the garden fountain please", "garden fountain"),
+    ],
+)
+def test_the_noun_phrase_the_action_is_said_of_names_what_the_home_lacks(
+    tool: str, text: str, device: str
+) -> None:
+    assert unknown_device(tool, Request(text, "en"), HOME) == device
+
+
+@pytest.mark.parametrize(
+    ("tool", "text"),
+    [
+        ("turn_on", "turn on the kitchen light please"),  # every word known
+        ("turn_on", "turn on the lights"),
+        ("turn_off", "turn off the fan in the bedroom"),
+        ("set_climate", "warm up the living room"),
+        ("turn_on", "turn it on"),  # no noun phrase
+        ("turn_on", "it's dark, start something"),  # no determiner
+        ("set_climate", "turn on the sauna"),  # another action's word
+        ("turn_on", "don't turn on the sauna"),  # negated: nothing asked of it
+    ],
+)
+def test_nothing_is_unknown_without_an_unknown_word_after_the_actions_own(
+    tool: str, text: str
+) -> None:
+    assert unknown_device(tool, Request(text, "en"), HOME) is None
+
+
+def test_a_word_of_a_targets_own_name_is_not_unknown() -> None:
+    lamp = HOME.entities["light.reading_lamp"]
+    request = Request("turn on the reading nook lamp", "en")
+    assert unknown_device("turn_on", request, HOME) == "reading nook lamp"
+    assert unknown_device("turn_on", request, HOME, [lamp]) is None
+
+
+def test_other_languages_are_not_read() -> None:
+    assert unknown_device("turn_on", Request("nyalakan sauna", "id"), HOME) is None
