@@ -53,6 +53,8 @@ async def test_a_list_read_tells_the_items_and_is_much_shorter_than_the_record(
     assert len(planner.requests) == 2
     told = planner.requests[1].messages[-1]["content"]
     assert "milk" in str(told)
+    # No uid: an item is ticked off by its words, and a uid was ~25 tokens an item.
+    assert "uid" not in str(told)
     record = json.dumps(response.actions[0].result, ensure_ascii=False)
     assert len(str(told)) * 2 < len(record)
 

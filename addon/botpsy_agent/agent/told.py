@@ -64,7 +64,7 @@ def told_result(result: Any) -> Any:
 def _told_action(action: dict[str, Any]) -> dict[str, Any]:
     told: dict[str, Any] = {}
     if action.get("response") is not None:
-        told["response"] = _without_empty(action["response"])
+        told["response"] = _without_empty(_without_item_uids(action["response"]))
     elif action.get("states"):
         told["states"] = [_told_state(s) for s in action["states"]]
     if action.get("changed"):
@@ -88,6 +88,23 @@ def _told_state(state: Any) -> Any:
         if kept:
             told["attributes"] = kept
     return told
+
+
+def _without_item_uids(response: Any) -> Any:
+    """A list's items without their uids: a tick-off or a removal names the item by its
+    words, and a uid (36 characters of hex) was about 25 tokens an item. An event keeps
+    its uid, which a change to it takes."""
+    if not isinstance(response, dict):
+        return response
+    return {key: _list_without_uids(value) for key, value in response.items()}
+
+
+def _list_without_uids(answer: Any) -> Any:
+    items = answer.get("items") if isinstance(answer, dict) else None
+    if not isinstance(items, list):
+        return answer
+    bare = [{k: v for k, v in i.items() if k != "uid"} if isinstance(i, dict) else i for i in items]
+    return {**answer, "items": bare}
 
 
 def _without_empty(value: Any) -> Any:
