@@ -56,3 +56,11 @@ def test_a_word_of_a_targets_own_name_is_not_unknown() -> None:
 
 def test_other_languages_are_not_read() -> None:
     assert unknown_device("turn_on", Request("nyalakan sauna", "id"), HOME) is None
+
+
+def test_a_device_word_a_target_shares_does_not_name_it() -> None:
+    """Dev no-device-2: the 0.5B turned off four lights for "switch off the aquarium light";
+    "light" is in their names, but says nothing of which light."""
+    lights = [HOME.entities["light.kitchen"], HOME.entities["light.reading_lamp"]]
+    request = Request("switch off the aquarium light", "en")
+    assert unknown_device("turn_off", request, HOME, lights) == "aquarium light"

@@ -736,6 +736,13 @@ def _vocabulary(home: Home) -> _Vocabulary:
     return found
 
 
+def own_words(entity: Entity, home: Home) -> frozenset[str]:
+    """The words of the entity's names that say which one it is: not its place's, not a
+    device word ("Reading lamp": reading)."""
+    words = (_normalize(w) for w in _distinctive(entity, home))
+    return frozenset(w for w in words if w and " " not in w)
+
+
 def home_knows(word: str, home: Home, language: str) -> bool:
     """Is `word` one the app reads in a request for this home: a word of its names or
     places, of a kind of device or thing, of an action, or one that points back?"""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from botpsy_agent.home import Entity, Home
-from botpsy_agent.words.grounding import PARTICLES, Request, home_knows
+from botpsy_agent.words.grounding import PARTICLES, Request, home_knows, own_words
 from botpsy_agent.words.grounding_words import KINDS
 
 _DETERMINERS = frozenset({"the", "my", "our", "your", "a", "an"})
@@ -33,13 +33,13 @@ def unknown_device(
 ) -> str | None:
     """The device the request asks `tool` of, in the request's words, when the home has
     nothing by that name; None when the action's word is said of no noun phrase, of one
-    whose every word the app knows, or of one with a word of a target's own name or one
-    that only describes. Only for devices: a message's, an event's or an item's words
-    name no device."""
+    whose every word the app knows, of one with a word that says which target it is (not
+    "light"), or of one that only describes. Only for devices: a message's, an event's or
+    an item's words name no device."""
     targets = tuple(targets)
     if request.word_language != "en" or any(e.domain not in _DEVICE_DOMAINS for e in targets):
         return None  # a message, an event, a list item: not a device
-    named = {w for e in targets for name in (e.name, *e.aliases) for w in name.casefold().split()}
+    named = {f for e in targets for w in own_words(e, home) for f in (w, f"{w}s")}
     said = request.affirmed.split()
     for phrase in KINDS["en"].get(tool, ()):
         words = phrase.casefold().split()
