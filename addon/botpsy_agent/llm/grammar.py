@@ -25,7 +25,10 @@ TARGET_FIELDS = ("entity_id", "area_id", "floor_id", "device_id", "label_id", "d
 GROUP_FIELDS = ("area_id", "floor_id", "device_id", "label_id")
 """Target fields naming a group of entities, which `domain` may narrow."""
 MAX_CALLS_PER_TURN = 3
-MAX_ANSWER_CHARS = 400
+MAX_ANSWER_CHARS = 16
+"""A later step's words end the turn and are never spoken (the answer is said from what ran,
+agent/core.py): a few characters say "done" as well as a paragraph, which cost the real
+0.5B 151 sampled tokens, 5.5 s, for dev too-dark-kitchen."""
 MAX_ARRAY_ITEMS = 6  # more targets than this in one call: name an area or floor instead
 SHORT_TEXT_CHARS = 120
 WORDS_KEY = "x-words"
