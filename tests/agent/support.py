@@ -70,6 +70,15 @@ class ScriptedPlanner:
         self.prepared.append(offer)
 
 
+def once(move: RawCall) -> ScriptedPlanner:
+    """A model that makes `move` as its first step and then ends the turn in words."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        return [move] if request.step == 0 else "Done."
+
+    return ScriptedPlanner(choose)
+
+
 def tool_results(request: PlanRequest) -> list[dict[str, Any]]:
     """The tool responses fed back to the model in this request so far."""
     return [json.loads(m["content"]) for m in request.messages if m.get("role") == "tool"]

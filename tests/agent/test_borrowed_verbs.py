@@ -15,20 +15,12 @@ import pytest
 
 from botpsy_agent.agent.protocol import Status
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planning import PlanRequest
-from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, states
+from tests.agent.support import admin, ask, call, make_agent, once, states
 from tests.ha_bridge import HaBridge, wait_until
 
 VACUUM = "vacuum.demo_vacuum_0_ground_floor"  # "Robot vacuum", in the garage
 KITCHEN_SPEAKER = "media_player.kitchen"  # named "Kitchen", like the room
 LIVING_ROOM_PLAYER = "media_player.living_room"
-
-
-def once(move: RawCall) -> ScriptedPlanner:
-    def choose(request: PlanRequest) -> list[RawCall] | str:
-        return [move] if request.step == 0 else "Done."
-
-    return ScriptedPlanner(choose)
 
 
 async def pause(hass: HomeAssistant, ha_bridge: HaBridge, entity_id: str) -> None:

@@ -15,17 +15,8 @@ import pytest
 
 from botpsy_agent.agent.protocol import Status
 from botpsy_agent.llm.parse import RawCall
-from botpsy_agent.llm.planning import PlanRequest
-from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, states
+from tests.agent.support import admin, ask, call, make_agent, once, states
 from tests.ha_bridge import HaBridge
-
-
-def once(move: RawCall) -> ScriptedPlanner:
-    def choose(request: PlanRequest) -> list[RawCall] | str:
-        return [move] if request.step == 0 else "Done."
-
-    return ScriptedPlanner(choose)
-
 
 STAND_INS = [
     ("turn on the sauna", call("turn_on", entity_id=["light.bed_light"]), "sauna"),
