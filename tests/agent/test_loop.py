@@ -162,6 +162,31 @@ async def test_a_listing_that_takes_the_change_off_ends_the_turn_without_another
     assert "Dentist" in response.speech, response.speech
 
 
+async def test_a_notification_to_everyone_leaves_no_message_to_say(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev notify-bins: the notification holds the message, so the turn ends after it; the
+    0.5B was asked one step more, for words nobody hears (1.4-4.3 s in `make demo`)."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step > 0:
+            return "Posted."
+        return [call("create_notification", message="the bins go out tonight")]
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    response = await agent.handle(
+        ask(
+            "remind everyone with a notification that the bins go out tonight",
+            admin(ha_bridge),
+        )
+    )
+
+    assert response.status is Status.DONE, response
+    assert [a.tool for a in response.actions][-1:] == ["create_notification"]
+    assert len(planner.requests) == 1, [r.step for r in planner.requests]
+
+
 async def test_the_app_lists_the_events_a_move_needs_and_offers_only_the_named_one(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:

@@ -64,13 +64,19 @@ def part_left(job: Job, tried: Collection[str]) -> str | None:
     return None
 
 
+_SAYS_A_MESSAGE = ("send_message", "create_notification")
+"""A notification says the message too: "remind everyone with a notification that the bins go
+out tonight" was left with a message to say after it, and the 0.5B was asked a step more
+(dev notify-bins in `make demo`: 1.4-4.3 s for words nobody hears)."""
+
+
 def _message_part(job: Job, text: str) -> str | None:
     """The message `text` says to one of the offered recipients, when no step sent one."""
     offer = job.offer
     if offer is None or "send_message" not in offer.tool_names:
         return None
-    if any(step.report.tool == "send_message" for step in job.turn.steps):
-        return None
+    if any(step.report.tool in _SAYS_A_MESSAGE for step in job.turn.steps):
+        return None  # a recipient named and not yet written to is a device named beyond
     return message_body(text, recipient_names(job.home, offer.entity_ids))
 
 
