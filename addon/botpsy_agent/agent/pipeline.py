@@ -64,9 +64,9 @@ from botpsy_agent.words import (
     check_call,
     corrected_call,
     grounding,
+    unknown_device,
     with_request_content,
 )
-from botpsy_agent.words.unknown_device import unknown_device
 from tool_schemas.actions import describe
 from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool
