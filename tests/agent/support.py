@@ -13,10 +13,11 @@ import itertools
 import json
 from typing import Any
 
+from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 
 from botpsy_agent.agent.core import AgentSettings, BotPsyAgent
-from botpsy_agent.agent.protocol import AgentRequest
+from botpsy_agent.agent.protocol import AgentRequest, AgentResponse, Status
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import Offer, Planner, PlannerTurn, PlanRequest
@@ -136,3 +137,18 @@ def states(bridge: HaBridge) -> dict[str, tuple[str, str]]:
         e: (s.state, json.dumps(dict(s.attributes), sort_keys=True, default=str))
         for e, s in home.states.items()
     }
+
+
+async def refused_leaving_states(
+    hass: HomeAssistant, bridge: HaBridge, agent: BotPsyAgent, text: str, code: str
+) -> AgentResponse:
+    """The admin's answer to `text`, asserted refused with `code` on its first action and
+    with HA's own states unchanged."""
+    before = states(bridge)
+    answer = await agent.handle(ask(text, admin(bridge)))
+    await hass.async_block_till_done()
+    assert answer.status is Status.REFUSED, answer
+    assert answer.actions[0].error is not None
+    assert answer.actions[0].error.code == code
+    assert states(bridge) == before  # HA's own states, unchanged
+    return answer

@@ -15,7 +15,15 @@ import pytest
 
 from botpsy_agent.agent.protocol import Status
 from botpsy_agent.llm.parse import RawCall
-from tests.agent.support import admin, ask, call, make_agent, once, states
+from tests.agent.support import (
+    admin,
+    ask,
+    call,
+    make_agent,
+    once,
+    refused_leaving_states,
+    states,
+)
 from tests.ha_bridge import HaBridge
 
 STAND_INS = [
@@ -45,14 +53,8 @@ async def test_a_device_the_home_lacks_is_said_to_be_unknown_not_asked_about(
     agent = make_agent(ha_bridge, once(move))
     before = states(ha_bridge)
 
-    answer = await agent.handle(ask(text, admin(ha_bridge)))
-    await hass.async_block_till_done()
-
-    assert answer.status is Status.REFUSED, answer
-    assert answer.actions[0].error is not None
-    assert answer.actions[0].error.code == "no_such_device"
+    answer = await refused_leaving_states(hass, ha_bridge, agent, text, "no_such_device")
     assert answer.speech == f"Sorry, I don't know any device called “{device}”.", answer
-    assert states(ha_bridge) == before  # HA's own states, unchanged
 
     # Nothing is waiting for a yes: the stand-in was not parked for confirmation.
     await agent.handle(ask("yes", admin(ha_bridge), conversation_id=answer.conversation_id))
