@@ -738,7 +738,7 @@ def _vocabulary(home: Home) -> _Vocabulary:
 
 def own_words(entity: Entity, home: Home) -> frozenset[str]:
     """The words of the entity's names that say which one it is: not its place's, not a
-    device word ("Reading lamp": reading)."""
+    device word ("Reading lamp": reading), and a name of one word (a speaker "Kitchen")."""
     words = (_normalize(w) for w in _distinctive(entity, home))
     return frozenset(w for w in words if w and " " not in w)
 
