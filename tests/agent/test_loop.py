@@ -13,6 +13,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 
 from botpsy_agent.agent.core import AgentSettings
+from botpsy_agent.agent.prepare import HANDLE_CHARS
 from botpsy_agent.agent.protocol import Outcome, Path, Status
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import PlannerTurn, PlanRequest
@@ -203,6 +204,10 @@ async def test_the_app_lists_the_events_a_move_needs_and_offers_only_the_named_o
         # Only the event named: the piano lesson is no use to read (issue 28).
         (dentist,) = listing["result"]["events"]
         assert dentist["summary"] == "Dentist"
+        # Briefly: the uid by its first characters, the times to the minute (issue 28:
+        # a follow-up's three events were 320 tokens); the app puts the uid back.
+        assert len(dentist["uid"]) == HANDLE_CHARS, dentist
+        assert dentist["start"] == start.strftime("%Y-%m-%dT%H:%M"), dentist
         offered = {s["name"]: s for s in request.schemas or ()}
         update = offered["update_event"]["parameters"]["properties"]
         assert update["uid"]["enum"] == [dentist["uid"]]  # not the piano lesson

@@ -10,8 +10,10 @@ from botpsy_agent.agent.prepare import (
     Event,
     calendar_words,
     for_events,
+    listed_events,
     named_events,
     needs_listing,
+    with_whole_uids,
 )
 from botpsy_agent.llm.conformance import outside_grammar
 from botpsy_agent.llm.parse import RawCall
@@ -180,3 +182,35 @@ def test_the_calendars_name_names_no_event_on_it() -> None:
     assert named_events(EVENTS, new, frozenset(), calendars) == []
     dinner = Request("move the family dinner on the family calendar to 8 pm", "en")
     assert named_events(EVENTS, dinner, frozenset(), calendars) == [DINNER]
+
+
+def test_the_model_is_shown_a_uid_by_its_first_characters_and_times_to_the_minute() -> None:
+    """Issue 28: three events shown with whole uids and times were 320 tokens of a
+    follow-up's request; a handle is the uid's first characters unless another listed uid
+    starts the same way."""
+    uids = ["5d5e4a2c-8a3f-11ef-9d7e-0242ac120002", "77aa01bc-1", "77aa01bc-2", "short"]
+    listing = {
+        "calendar.family": {
+            "events": [
+                {"uid": uid, "summary": "Dentist", "start": "2026-12-07T16:00:00+01:00"}
+                for uid in uids
+            ]
+        }
+    }
+    events = listed_events(listing)
+    assert [e.shown_uid for e in events] == ["5d5e4a2c", "77aa01bc-1", "77aa01bc-2", "short"]
+    shown = events[0].shown()
+    assert shown["uid"] == "5d5e4a2c" and shown["start"] == "2026-12-07T16:00", shown
+    assert DINNER.shown()["start"] == "2026-12-03"  # a day stays a day
+
+
+def test_the_whole_uid_is_put_back_into_the_models_call() -> None:
+    events = listed_events({"events": [{"uid": "5d5e4a2c-8a3f", "summary": "Dentist"}]})
+    calls = (
+        RawCall("delete_event", {"calendar_id": "calendar.family", "uid": "5d5e4a2c"}),
+        RawCall("delete_event", {"calendar_id": "calendar.family", "uid": "5d5e4a2d"}),
+        RawCall("control_light", {"entity_id": ["5d5e4a2c"]}),
+    )
+    whole, unknown, other = with_whole_uids(calls, events)
+    assert whole.arguments["uid"] == "5d5e4a2c-8a3f"
+    assert unknown == calls[1] and other == calls[2]  # left for the checks to judge

@@ -49,6 +49,7 @@ from botpsy_agent.agent.prepare import (
     named_events,
     needs_listing,
     shown_of_listing,
+    with_whole_uids,
 )
 from botpsy_agent.agent.protocol import (
     ActionReport,
@@ -411,6 +412,7 @@ class BotPsyAgent:
         words = job.words()
         calls = _items_apart(calls, job.request.text)
         calls = every_item(calls, _items_read(job.turn.steps), words)
+        calls = with_whole_uids(calls, _events_prepared(job.turn.steps))
         contradicting = _contradicting(calls)
         for number, raw in enumerate(calls):
             call = _typed(raw, contradicts=number in contradicting)
@@ -630,6 +632,12 @@ def _targets_done(steps: list[Step]) -> dict[str, frozenset[str]]:
         if step.status is Status.DONE and not step.is_read and step.targets:
             done.setdefault(step.report.tool, set()).update(step.targets)
     return {tool: frozenset(targets) for tool, targets in done.items()}
+
+
+def _events_prepared(steps: list[Step]) -> list[Event]:
+    """The events the app's own listing read this turn (their handles are what the model
+    saw)."""
+    return [e for s in steps if s.prepared for e in listed_events(s.feedback)]
 
 
 def _offers_action(schemas: tuple[dict[str, Any], ...]) -> bool:

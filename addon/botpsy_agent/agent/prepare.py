@@ -8,11 +8,15 @@ read, authorised like any call, never said), and the change is offered only for 
 the request names: by a word of their title ("the dentist"), or, for "it", those the
 conversation's last listing showed. For one such event the change keeps its title and its
 length, and "an hour later" is that event's own start moved by the hour.
+
+The model is shown those events briefly: a uid by its first characters (a calendar's uid
+was 39 tokens of hex, copied again into the call) and times to the minute (30 tokens each
+with seconds and offset). The app puts the whole uid back before the call is checked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 import copy
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,12 +25,15 @@ from typing import Any
 
 from botpsy_agent.agent.schema_fields import properties
 from botpsy_agent.home import Home
+from botpsy_agent.llm.planning import RawCall
 from botpsy_agent.words import REFERRING, SaidValues, find_spoken_times, grounding
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import ListEvents
 
 UID_TOOLS = ("update_event", "delete_event")
 LISTING_DAYS = 31
+HANDLE_CHARS = 8
+"""How much of a uid the model is shown when no other listed uid starts the same way."""
 _TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
 _NOT_TITLE_WORDS = frozenset(
     {"the", "and", "with", "for", "appointment", "event", "meeting", "lesson", "call"}
@@ -73,9 +80,20 @@ class Event:
     summary: str
     start: str
     end: str
+    handle: str = ""
+    """What the model is shown and writes for the uid (`with_whole_uids` puts it back)."""
+
+    @property
+    def shown_uid(self) -> str:
+        return self.handle or self.uid
 
     def shown(self) -> dict[str, str]:
-        return {"summary": self.summary, "start": self.start, "end": self.end, "uid": self.uid}
+        return {
+            "summary": self.summary,
+            "start": _to_the_minute(self.start),
+            "end": _to_the_minute(self.end),
+            "uid": self.shown_uid,
+        }
 
     @property
     def minutes(self) -> int | None:
@@ -87,9 +105,42 @@ class Event:
 
 
 def listed_events(feedback: Any) -> list[Event]:
-    """The events (with uids) a step's result holds."""
-    found = [_event(e) for e in listed_under(feedback, "events") if _has_uid(e)]
-    return list({e.uid: e for e in found}.values())
+    """The events (with uids) a step's result holds, each with its handle among them."""
+    found = {e["uid"]: e for e in listed_under(feedback, "events") if _has_uid(e)}
+    return [_event(raw, _handle(uid, found)) for uid, raw in found.items()]
+
+
+def with_whole_uids(calls: tuple[RawCall, ...], events: Sequence[Event]) -> tuple[RawCall, ...]:
+    """The model's calls with each event handle it wrote (`Event.handle`) made the uid it
+    stands for; a uid that is no handle of `events` is left for the checks to judge."""
+    uids = {e.handle: e.uid for e in events if e.handle}
+    return tuple(
+        RawCall(c.name, {**c.arguments, "uid": uids[c.arguments["uid"]]})
+        if c.name in UID_TOOLS and c.arguments.get("uid") in uids
+        else c
+        for c in calls
+    )
+
+
+def _handle(uid: str, uids: Iterable[str]) -> str:
+    """The uid's first `HANDLE_CHARS` characters, when no other listed uid starts with
+    them; else the whole uid."""
+    start = uid[:HANDLE_CHARS]
+    if start == uid or any(other != uid and other.startswith(start) for other in uids):
+        return ""
+    return start
+
+
+def _to_the_minute(when: str) -> str:
+    """An event time as the request's clock line says it: "2026-12-07T16:00", the zone's
+    offset and the seconds left out (HA answers in the home's zone); a day stays a day."""
+    try:
+        moment = datetime.fromisoformat(when)
+    except ValueError:
+        return when
+    if "T" not in when:
+        return when
+    return moment.replace(tzinfo=None).isoformat(timespec="minutes")
 
 
 def listed_under(feedback: Any, key: str) -> list[Any]:
@@ -113,9 +164,13 @@ def _has_uid(event: Any) -> bool:
     return isinstance(event, dict) and isinstance(event.get("uid"), str)
 
 
-def _event(raw: dict[str, Any]) -> Event:
+def _event(raw: dict[str, Any], handle: str) -> Event:
     return Event(
-        raw["uid"], str(raw.get("summary", "")), str(raw.get("start", "")), str(raw.get("end", ""))
+        raw["uid"],
+        str(raw.get("summary", "")),
+        str(raw.get("start", "")),
+        str(raw.get("end", "")),
+        handle,
     )
 
 
@@ -222,7 +277,7 @@ def for_events(
             out.append(schema)
             continue
         limited = copy.deepcopy(schema)
-        properties(limited)["uid"]["enum"] = [e.uid for e in events]
+        properties(limited)["uid"]["enum"] = [e.shown_uid for e in events]
         if limited["name"] == "update_event" and len(events) == 1:
             _keep_title_and_length(limited, events[0], words, values)
         out.append(limited)
