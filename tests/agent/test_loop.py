@@ -117,6 +117,41 @@ async def test_it_after_asking_about_one_event_of_a_listing_is_that_event(
     assert datetime.fromisoformat(events["Piano lesson"]) == piano_at.replace(hour=18)
 
 
+async def test_a_follow_up_reads_the_last_turns_calls_not_the_apps_own_listing(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Issue 28: "cancel that appointment" evaluated 326 tokens, a quarter of them the last
+    turn's listing by the app (a read nobody asked for) and times to the second (a digit
+    is a token)."""
+    noon = dt_util.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    await _family_calendar_with(hass, ha_bridge, ("Dentist", noon + timedelta(days=1, hours=3)))
+    tomorrow = (noon + timedelta(days=1)).replace(hour=0).strftime("%Y-%m-%dT%H:%M")
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        said = [str(m["content"]) for m in request.messages if m.get("role") == "user"][-1]
+        if request.step == 0 and said.endswith("anything on my calendar tomorrow?"):
+            return [call("list_events", calendar_id=["calendar.family"], start=tomorrow, hours=24)]
+        return "Done."
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    first = await agent.handle(ask("anything on my calendar tomorrow?", admin(ha_bridge)))
+    # The app's own listing (a change to an event was on offer), then the model's read.
+    assert [a.tool for a in first.actions] == ["list_events", "list_events"], first
+    again = ask("cancel that appointment", admin(ha_bridge), conversation_id=first.conversation_id)
+    await agent.handle(again)
+
+    messages = planner.requests[-1].messages
+    last_user = max(n for n, m in enumerate(messages) if m.get("role") == "user")
+    history = [c["function"] for m in messages[:last_user] for c in m.get("tool_calls", ())]
+    assert history == [
+        {
+            "name": "list_events",
+            "arguments": {"calendar_id": ["calendar.family"], "start": tomorrow, "hours": 24},
+        }
+    ]
+
+
 async def test_a_request_that_names_no_event_is_not_shown_the_months_events(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:

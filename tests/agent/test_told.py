@@ -9,7 +9,7 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 
 from botpsy_agent.agent.core import AgentSettings
-from botpsy_agent.agent.told import told_result
+from botpsy_agent.agent.told import told_arguments, told_result
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import PlanRequest
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, tool_results
@@ -90,3 +90,21 @@ def test_a_failure_and_what_else_changed_are_told() -> None:
     execution = {"actions": [{"status": "failed", "error": error, "changed": [changed]}]}
     assert told_result(execution) == {"changed": [changed], "error": error}
     assert told_result({"now": "2026-12-04T10:00"}) == {"now": "2026-12-04T10:00"}
+
+
+def test_a_calls_times_are_told_to_the_minute() -> None:
+    told = told_arguments(
+        call(
+            "list_events",
+            calendar_id=["calendar.family"],
+            start="2026-12-07T00:00:00",
+            end="2026-12-07T10:15:30",
+            hours=24,
+        )
+    )
+    assert told == {
+        "calendar_id": ["calendar.family"],
+        "start": "2026-12-07T00:00",
+        "end": "2026-12-07T10:15:30",  # seconds that say something stay
+        "hours": 24,
+    }

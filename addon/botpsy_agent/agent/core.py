@@ -63,6 +63,7 @@ from botpsy_agent.agent.protocol import (
 )
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.agent.told import told_arguments
 from botpsy_agent.agent.turn import Answered, Closing, Executed, Step, Turn
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import (
@@ -467,8 +468,13 @@ class BotPsyAgent:
         calls = [
             s
             for s in turn.steps
-            if s.report.decision is not Decision.NONE
-            or s.report.tool in {"ask_user", "no_tool_fits"}
+            # The app's own listing is no part of what was asked or done: the next turn
+            # reads its own when it needs one (two messages, ~55 tokens, in every follow-up).
+            if not s.prepared
+            and (
+                s.report.decision is not Decision.NONE
+                or s.report.tool in {"ask_user", "no_tool_fits"}
+            )
         ]
         if calls:
             messages.append(
@@ -578,7 +584,7 @@ def _assistant_message(calls: tuple[RawCall, ...]) -> dict[str, Any]:
         "role": "assistant",
         "content": "",
         "tool_calls": [
-            {"type": "function", "function": {"name": c.name, "arguments": dict(c.arguments)}}
+            {"type": "function", "function": {"name": c.name, "arguments": told_arguments(c)}}
             for c in calls
         ],
     }

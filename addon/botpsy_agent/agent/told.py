@@ -10,7 +10,13 @@ they are now, what HA answered (events, list items), what failed.
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from botpsy_agent.llm.planning import RawCall
+
+_WHOLE_MINUTE = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d):00$")
+"""A time of a call's arguments with its seconds at zero, as a typed call writes it."""
 
 CAPABILITY_ATTRIBUTES = frozenset(
     {
@@ -115,3 +121,13 @@ def _without_empty(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_empty(v) for v in value]
     return value
+
+
+def told_arguments(call: RawCall) -> dict[str, Any]:
+    """A call's arguments as the model reads them again (its step, the app's own listing,
+    the history): a time without its ":00" seconds, as the request's clock line and the
+    grammar write it; a digit is a token each (three a time, in every later turn)."""
+    return {
+        key: _WHOLE_MINUTE.sub(r"\1", value) if isinstance(value, str) else value
+        for key, value in call.arguments.items()
+    }
