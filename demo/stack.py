@@ -39,6 +39,8 @@ from devkit.mosquitto import MosquittoBroker, free_port
 INSTANCE = "demo"
 HA_START_TIMEOUT_S = 180.0
 APP_STOP_TIMEOUT_S = 20.0
+MODEL_SETTLE_TIMEOUT_S = 600.0
+"""The longest the eval waits for the app's warm-ups (a cold 1.5B prompt: about 25 s)."""
 """The app's own stop gets this long; HA and Mosquitto are stopped after it either way."""
 RESTART_EXIT_CODE = 100
 """How Home Assistant asks whoever runs it for a restart (homeassistant.const)."""
@@ -315,6 +317,29 @@ class DemoStack:
         if self.app.worker is not None:
             self.progress(f"loading the model {self.model.path.name if self.model.path else ''}")
             await self.app.worker.wait_loaded()
+
+    async def model_settled(self, timeout_s: float = MODEL_SETTLE_TIMEOUT_S) -> float:
+        """Until the model has nothing to do (the prompts the app prepares when its model is
+        ready, or after a change of names): the seconds waited."""
+        app = self.app
+        worker = None if app is None else app.worker
+        started = time.monotonic()
+        if app is None or worker is None:
+            return 0.0
+        quiet = 0
+        # Loaded and checked (the app then queues its warm-ups at once), then idle twice in
+        # a row: a warm-up may be between the queue and the thread.
+        while quiet < 2:
+            if time.monotonic() - started > timeout_s:
+                raise TimeoutError(f"the model was still busy after {timeout_s:g} s")
+            ready = not app.preparing_soon and (
+                app.health.snapshot.model_loaded
+                or worker.load_error is not None
+                or (app.agent is not None and app.agent.planner is None)  # grammars refused
+            )
+            quiet = quiet + 1 if ready and worker.idle else 0
+            await asyncio.sleep(0.25)
+        return time.monotonic() - started
 
     def model_line(self) -> str | None:
         """The local model's prefix figures so far, from the engine's own counters: how

@@ -88,6 +88,9 @@ class RunResult:
     started: str
     outcomes: list[Outcome] = field(default_factory=list)
     aborted: str | None = None
+    prepared_s: float = 0.0
+    """How long the app's model worked before the first case (the prompts it prepares
+    when ready and after the held-out set's renames): no turn waits for it."""
 
 
 def model_note(model: str, *, stand_in: bool) -> str:
@@ -190,6 +193,7 @@ def run_report(result: RunResult) -> dict[str, Any]:
         "set": result.split,
         "run": result.number,
         "started": result.started,
+        "prepared_s": round(result.prepared_s, 1),
         "aborted": result.aborted,
         "overall": stats(result.outcomes),
         "categories": {name: stats(group) for name, group in sorted(by_category.items())},
@@ -307,6 +311,20 @@ def _baseline_rows(run: dict[str, Any]) -> list[str]:
     return rows
 
 
+def _prepared_line(runs: list[dict[str, Any]]) -> list[str]:
+    prepared = [
+        f"{r['set']} {r['run']}: {r['prepared_s']:g} s" for r in runs if r.get("prepared_s")
+    ]
+    if not prepared:
+        return []
+    return [
+        "Before each run the app prepared its people's prompts, as it does when its model is "
+        f"ready and after a change of names ({', '.join(prepared)}): the turns below are warm "
+        "ones.",
+        "",
+    ]
+
+
 def markdown(report: dict[str, Any]) -> str:
     runs = report["runs"]
     lines = [
@@ -320,6 +338,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"Run time: {report.get('duration_s', 0):.0f} s. Machine load (1-minute average, before "
         f"and after each run): {', '.join(map(str, report.get('load_average') or [])) or '-'}.",
         "",
+        *_prepared_line(runs),
         *(
             [f"**Corrected after the run:** {report['corrected']}.", ""]
             if report.get("corrected")

@@ -260,8 +260,10 @@ async def evaluate(args: argparse.Namespace) -> int:
                     renamed = split == HELDOUT and layout.name == "demo"
                     if renamed:
                         await home.rename(RENAMED_HOME)
+                    prepared_s = await stack.model_settled()
                     try:
                         result = await run_cases(evaluation, split, number, cases, say)
+                        result.prepared_s = prepared_s
                     finally:
                         if renamed:
                             await home.rename(RENAMED_HOME, back=True)

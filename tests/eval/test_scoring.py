@@ -431,6 +431,16 @@ def test_a_model_turns_steps_say_where_its_time_went() -> None:
     assert turn["steps"] == said and said in markdown(_report(slow))
 
 
+def test_the_report_says_how_long_the_app_prepared_before_its_turns() -> None:
+    slow = Outcome(DIM, passed=True, paths=["model"], latencies_ms=[1200.0])
+    assert "prepared its people's prompts" not in markdown(_report(slow))
+    run = RunResult("heldout", 1, NOW.isoformat(), [slow], prepared_s=12.34)
+    report = summarize([run], stand_in=False, model="qwen2.5-coder-0.5b (Q4_K_M)")
+    assert report["runs"][0]["prepared_s"] == 12.3
+    assert "prepared its people's prompts" in markdown(report)
+    assert "heldout 1: 12.3 s" in markdown(report)
+
+
 def test_a_report_from_before_the_group_fix_is_corrected_exactly() -> None:
     message = MESSAGE
     sent = executed("send_message", "notify.mobile_app_anna_phone")

@@ -13,7 +13,7 @@ what was executed, never from the model's text: text cannot claim an action.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 import json
@@ -448,6 +448,18 @@ class BotPsyAgent:
                 del self._recent[key]
             else:
                 self.offer_for(principal, home, policy, now)
+
+    def warm_people(
+        self, principals: Iterable[Principal], home: Home, policy: Policy, now: datetime
+    ) -> None:
+        """Once the model is ready: prepare the prompts of the home's people in the
+        background, so that no one's first request waits for its prefix (11-12 s with the
+        real 0.5B on 2 cores, in the turn); they count as recent, so a change of names
+        prepares them again."""
+        used = time.monotonic()
+        for principal in principals:
+            self._recent.setdefault(principal.key, (principal, used))
+            self.offer_for(principal, home, policy, now)
 
     def offer_for(self, principal: Principal, home: Home, policy: Policy, now: datetime) -> Offer:
         """The principal's tools and listing; cached until names or the policy change."""

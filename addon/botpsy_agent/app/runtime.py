@@ -96,6 +96,10 @@ EXECUTOR_SETTLE_S = 0.05
 RETIRED_JOIN_S = 5.0
 MODEL_SERVER_WATCH_S = 5.0
 CONTEXT_RETRY_S = 5.0
+PREPARE_AFTER_S = 2.0
+"""After a change of names, how long the app waits for the next before it prepares its
+people's prompts again: HA sends one registry event per entity (an integration added
+hundreds at once), and each round of prefix builds is for the names of its moment."""
 """How soon the home's prompt is measured again when the model was too busy to count it."""
 
 
@@ -184,6 +188,7 @@ class App:
         """The local model's context, chosen as it loaded (`_load_engine`)."""
         self._measure: PromptMeasure | None = None
         self._context_check: asyncio.Task[None] | None = None
+        self._prepare_soon: asyncio.TimerHandle | None = None
         self._home_changed = False
         """The listing changed while `_context_check` ran: it checks again."""
         self.agent: BotPsyAgent | None = None
@@ -395,6 +400,9 @@ class App:
         if self._context_check is not None:
             self._tasks.append(self._context_check)
             self._context_check = None
+        if self._prepare_soon is not None:
+            self._prepare_soon.cancel()
+            self._prepare_soon = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -520,6 +528,10 @@ class App:
         self.health.update(model_loaded=True)
         self._problem("model", None)
         self._listing_changed()
+        if self.agent is not None:
+            self.agent.warm_people(
+                self._people(), self.index.home, self.policies.policy, self.now()
+            )
 
     async def _watch_model_server(self) -> None:
         """Say in the health detail while the model server does not serve, and who does."""
@@ -534,11 +546,14 @@ class App:
 
     def _listing_changed(self, *_: object) -> None:
         """Names changed: build the fast path's name lists, warm the prompts of the people
-        who used the agent recently, and see that the home's prompt still fits the model's
-        context."""
+        who used the agent recently (once the changes pause), and see that the home's prompt
+        still fits the model's context."""
         if self.agent is not None:
             self.agent.warm_fast_path(self.index.home)
-            self.agent.warm_recent(self.index.home, self.policies.policy, self.now())
+            if self._prepare_soon is not None:
+                self._prepare_soon.cancel()
+            loop = asyncio.get_running_loop()
+            self._prepare_soon = loop.call_later(PREPARE_AFTER_S, self._prepare_prompts)
         if self.context is None:
             return
         self._home_changed = True
@@ -546,6 +561,16 @@ class App:
             self._context_check = asyncio.create_task(
                 self._check_context(), name="botpsy-context-check"
             )
+
+    def _prepare_prompts(self) -> None:
+        self._prepare_soon = None
+        if self.agent is not None:
+            self.agent.warm_recent(self.index.home, self.policies.policy, self.now())
+
+    @property
+    def preparing_soon(self) -> bool:
+        """A change of names was seen and the people's prompts are prepared shortly."""
+        return self._prepare_soon is not None
 
     async def _check_context(self) -> None:
         """The home's prompt measured again after a change; when it has outgrown an
@@ -679,6 +704,16 @@ class App:
 
     def _user(self, user_id: str) -> HaUser | None:
         return next((u for u in self.index.users if u.user_id == user_id), None)
+
+    def _people(self) -> list[Principal]:
+        """The home's people (HA's active users who are no system account), admins first:
+        whose prompts the model prepares when it is ready."""
+        people = [
+            Principal.user(u.user_id, u.name, is_admin=u.is_admin)
+            for u in self.index.users
+            if u.is_active and not u.system_generated
+        ]
+        return sorted(people, key=lambda p: not p.is_admin)
 
     def _is_admin(self, user_id: str) -> bool:
         user = self._user(user_id)

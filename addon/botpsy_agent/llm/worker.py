@@ -238,6 +238,12 @@ class ModelWorker:
     def busy(self) -> bool:
         return self.queue_length >= self.max_queue
 
+    @property
+    def idle(self) -> bool:
+        """Nothing runs and nothing waits: no request, no warm-up."""
+        with self._lock:
+            return self._current is None and self._queue.empty()
+
     # --- jobs --------------------------------------------------------------------------------
 
     async def run[T](self, job: Job[T], timeout_s: float) -> T:
