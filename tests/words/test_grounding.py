@@ -507,3 +507,19 @@ def test_a_device_the_home_lacks_is_not_named_by_the_head_of_anothers_name() -> 
     # A head that is a device word in another form still names every one of its kind.
     blinds = grounding.named_entities(grounding.Request("close the blinds", "en"), HOME)
     assert {"cover.kids_room_blinds", "cover.living_room_blinds"} <= blinds
+
+
+def test_a_that_opening_a_clause_points_back_at_nothing() -> None:
+    """make demo: "remind everyone with a notification that the bins go out tonight" was
+    shown the events listed two turns before (501 tokens), its "that" read as pointing
+    back."""
+    opening = [
+        "remind everyone with a notification that the bins go out tonight",
+        "tell Sam that I'm late",
+    ]
+    pointing = ["cancel that", "move that to 5 pm", "and that one too", "turn it off"]
+    assert [grounding.Request(t, "en").points_back for t in opening] == [False, False]
+    assert [grounding.Request(t, "en").points_back for t in pointing] == [True] * 4
+    # A noun after it may be what was spoken of ("that dinner": the dinner listed).
+    assert grounding.Request("let Anna know that dinner is at 7", "en").points_back
+    assert grounding.Request("batalkan itu", "id").points_back

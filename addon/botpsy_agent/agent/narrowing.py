@@ -57,7 +57,6 @@ from botpsy_agent.llm.planning import WORDS_KEY, Offer
 from botpsy_agent.words import (
     EVERYONE,
     KINDS,
-    REFERRING,
     SaidValues,
     grounding,
     list_item,
@@ -257,7 +256,7 @@ def _repeated(
     """The settings a request pointing back repeats: this tool's last arguments."""
     if not last_settings or tool not in last_settings:
         return {}
-    if not words.says_any(REFERRING.get(words.word_language, ())):
+    if not words.points_back:
         return {}
     last = dict(last_settings[tool])
     if tool == "send_message" and message_body(words.text, names) is not None:

@@ -26,7 +26,7 @@ from typing import Any
 from botpsy_agent.agent.schema_fields import properties
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import RawCall
-from botpsy_agent.words import REFERRING, SaidValues, find_spoken_times, grounding
+from botpsy_agent.words import SaidValues, find_spoken_times, grounding
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import ListEvents
 
@@ -186,7 +186,7 @@ def named_events(
     by_title = [e for e in events if _title_said(e, words, calendars)]
     if by_title:
         return by_title
-    if last_listed and words.says_any(REFERRING.get(words.word_language, ())):
+    if last_listed and words.points_back:
         return [e for e in events if e.uid in last_listed]
     return []
 

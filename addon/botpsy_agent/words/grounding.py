@@ -55,6 +55,7 @@ from botpsy_agent.words.grounding_words import (
     QUESTION_STARTS,
     QUESTION_WORDS,
     REFERRING,
+    THAT_OPENS_A_CLAUSE,
     WHEN,
 )
 from botpsy_agent.words.phrasing import join_particles
@@ -164,6 +165,22 @@ class Request:
     def says_any(self, phrases: Iterable[str]) -> bool:
         return any(self.says(p) for p in phrases)
 
+    @cached_property
+    def points_back(self) -> bool:
+        """Does a word point back at what the conversation last spoke of ("turn it off",
+        "cancel that")? An English "that" opening a clause does not."""
+        language = self.word_language
+        if self.says_any(w for w in REFERRING.get(language, ()) if w != "that"):
+            return True
+        if "that" not in REFERRING.get(language, ()):
+            return False
+        words = self.affirmed.split()
+        return any(
+            word == "that"
+            and (n + 1 == len(words) or words[n + 1].split("'")[0] not in THAT_OPENS_A_CLAUSE)
+            for n, word in enumerate(words)
+        )
+
     def says_exactly(self, phrase: str) -> bool:
         """The phrase as it is, no plural ending: "the living room lamp", not "lamps"."""
         words = _phrase_words(phrase)
@@ -191,7 +208,7 @@ def check(
         return Verdict.BORROWED
     language = request.word_language
     kind = request.says_any(KINDS[language].get(call.name, ())) or (
-        call.name in request.referent_tools and request.says_any(REFERRING.get(language, ()))
+        call.name in request.referent_tools and request.points_back
     )
     targets = _event_named(resolved.call, events_named) or all(
         _target_named(e, resolved, request, home, language) for e in resolved.targets
@@ -396,7 +413,7 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
         if request.says_any(words.get(name, ()))
         and not request.says_any(NOT_THE_KIND.get(language, {}).get(name, ()))
     )
-    if not named and request.says_any(REFERRING.get(language, ())):
+    if not named and request.points_back:
         # Only when the words name no kind themselves: "now mute it as well" after a
         # pause asks to mute, not to pause again.
         named = frozenset(name for name in actions if name in request.referent_tools)
@@ -568,7 +585,7 @@ def _entity_named(
         )
         or (
             entity.entity_id in request.referents
-            and (names_device or says_device or request.says_any(REFERRING.get(language, ())))
+            and (names_device or says_device or request.points_back)
             and not _elsewhere(entity, request, home)
         )
         or _carried_to(entity, request, home, language)
@@ -643,7 +660,7 @@ def _carried_to(entity: Entity, request: Request, home: Home, language: str) -> 
     """A device of the kind this conversation acted on, in a place the request names with
     a word pointing back: "and in the hall too" after the bedroom light names the hall's
     lights; "the same in the kids room" after a thermostat, the kids room's."""
-    if not request.referents or not request.says_any(REFERRING.get(language, ())):
+    if not request.referents or not request.points_back:
         return False
     if entity.domain not in {r.split(".", 1)[0] for r in request.referents}:
         return False

@@ -386,6 +386,18 @@ REFERRING: Mapping[str, tuple[str, ...]] = {
     "id": ("itu", "ini", "nya", "lagi", "juga", "sana"),
 }
 
+THAT_OPENS_A_CLAUSE = frozenset(
+    {
+        *("the", "a", "an", "my", "your", "our", "his", "her", "their", "its", "this"),
+        *("i", "you", "we", "he", "she", "they", "it", "there"),
+        *("everyone", "everybody", "someone", "somebody", "nobody"),
+    }
+)
+"""Words after which an English "that" opens a clause ("remind everyone that the bins go
+out", "tell Sam that I'm late"), pointing back at nothing; "cancel that", "move that to 5"
+and "that one" point back. (make demo: the bins turn was shown the events listed two
+turns before, 501 tokens.)"""
+
 EVERYONE: Mapping[str, tuple[str, ...]] = {
     "en": ("everyone", "everybody", "the whole family", "all of us"),
     "ko": ("모두에게", "다들", "가족 모두"),
