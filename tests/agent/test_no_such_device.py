@@ -73,3 +73,29 @@ async def test_a_device_the_home_has_is_still_asked_about(
 
     assert answer.status is Status.NEEDS_CONFIRMATION, answer
     assert "Bed Light" in answer.speech, answer
+
+
+async def test_a_question_about_a_thing_no_device_reads_is_said_to_be_unknown(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Issue 27: a carbon-monoxide question was answered with the states the model read in
+    its place ("Left Drape: open and Right Drape: closed."). The app says it has nothing
+    that reads it, and reads out nothing. (This test home has a carbon dioxide sensor, so
+    "carbon" is a word it knows: radon here.)"""
+    agent = make_agent(ha_bridge, once(call("get_state", area_id=["kitchen"])))
+
+    answer = await refused_leaving_states(
+        hass, ha_bridge, agent, "is there radon in the kitchen", "no_such_device"
+    )
+    assert answer.speech == "Sorry, nothing in this home tells me about “radon”."
+
+
+async def test_a_question_about_what_the_home_has_is_answered(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    agent = make_agent(ha_bridge, once(call("get_state", entity_id=["light.kitchen_lights"])))
+
+    answer = await agent.handle(ask("are the kitchen lights on", admin(ha_bridge)))
+
+    assert answer.status is Status.DONE, answer
+    assert "Kitchen Lights" in answer.speech, answer

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from botpsy_agent.words.grounding import Request
-from botpsy_agent.words.unknown_device import unknown_device
+from botpsy_agent.words.unknown_device import unknown_device, unknown_reading
 from devkit.homes import family_home
 
 HOME = family_home()
@@ -64,3 +64,35 @@ def test_a_device_word_a_target_shares_does_not_name_it() -> None:
     lights = [HOME.entities["light.kitchen"], HOME.entities["light.reading_lamp"]]
     request = Request("switch off the aquarium light", "en")
     assert unknown_device("turn_off", request, HOME, lights) == "aquarium light"
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("is there carbon monoxide in the kitchen", "carbon monoxide"),
+        ("what's the noise level in the office", "noise level"),
+        ("what is the noise level in the office", "noise level"),
+        ("is there a water leak in the garage", "water leak"),
+    ],
+)
+def test_a_question_about_a_thing_the_home_knows_no_word_of_names_it(text: str, thing: str) -> None:
+    """Issue 27: a carbon-monoxide question was answered with two drapes' states."""
+    assert unknown_reading(Request(text, "en"), HOME) == thing
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "are the lights on in the kitchen",
+        "what's the temperature in the living room",
+        "is the front door locked",
+        "is anything lit in the den",  # no noun phrase: a placeholder
+        "is there anything on in the kitchen",
+        "what time is it",
+        "turn on the kitchen lights",  # no question
+        "ada karbon monoksida di dapur?",  # English only
+    ],
+)
+def test_a_question_about_what_the_home_has_or_no_thing_is_left_alone(text: str) -> None:
+    language = "id" if text.startswith("ada") else "en"
+    assert unknown_reading(Request(text, language), HOME) is None

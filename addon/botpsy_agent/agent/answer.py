@@ -37,6 +37,12 @@ from botpsy_agent.agent.turn import (
 from botpsy_agent.home import Home
 from botpsy_agent.words import PREPARED_BY
 
+_UNKNOWN_THINGS = {
+    Failure.NO_SUCH_DEVICE: "no_such_device",
+    Failure.NO_SUCH_READING: "no_such_reading",
+}
+"""What is said of a thing the request names that the home lacks, by what it was."""
+
 
 def say_turn(
     replies: Replies, turn: Turn, *, status: Status, language: str, home: Home, now: datetime
@@ -155,9 +161,10 @@ def _say_failures(replies: Replies, failures: list[Step], language: str, home: H
         )
     if any(failed.why is Failure.NEEDS_VOICE_DEVICE for failed in outcomes):
         return phrases.say(language, "assist.needs_voice_device")
-    unknown = [failed.message for failed in outcomes if failed.why is Failure.NO_SUCH_DEVICE]
+    unknown = [failed for failed in outcomes if failed.why in _UNKNOWN_THINGS]
     if unknown:
-        return phrases.say(language, "refused.no_such_device", device=unknown[0])
+        key = _UNKNOWN_THINGS[unknown[0].why]
+        return phrases.say(language, f"refused.{key}", device=unknown[0].message)
     if any(failed.why is Failure.UNKNOWN_TARGET for failed in outcomes):
         return phrases.say(language, "refused.unknown_target")
     return phrases.say(language, f"errors.{AgentCode.INVALID_CALL}")

@@ -65,6 +65,7 @@ from botpsy_agent.words import (
     corrected_call,
     grounding,
     unknown_device,
+    unknown_reading,
     with_request_content,
 )
 from tool_schemas.actions import describe
@@ -73,6 +74,7 @@ from tool_schemas.base import Access, MappingContext, Tool
 from tool_schemas.catalog import ToolCallError
 from tool_schemas.conversation import AskUser
 from tool_schemas.messaging import SendMessage
+from tool_schemas.queries import GetState, ListEntities
 
 
 class ActionRunner(Protocol):
@@ -186,6 +188,10 @@ class CallPipeline:
                 home, call, MappingContext(now), usable_filter(policy, request.principal, call, now)
             )
         except ResolutionError as err:
+            if thing := _asked_of_nothing(call, words, home):
+                # No device of that kind: the question's thing is none this home reads
+                # (dev no-reading-1: "I don't know which device you mean.", an error).
+                return self.no_such_device(report, thing, reading=True)
             report.decision, report.outcome = Decision.NONE, Outcome.FAILED
             report.error = ErrorInfo(err.code, err.message)
             return Step(
@@ -242,6 +248,11 @@ class CallPipeline:
                 device := unknown_device(resolved.call.name, words, job.home, resolved.targets)
             ):
                 return self.no_such_device(report, device)
+            case grounding.Verdict.GROUNDED if thing := _asked_of_nothing(
+                resolved.call, words, job.home
+            ):
+                # The states of something else are no answer to a question about it.
+                return self.no_such_device(report, thing, reading=True)
             case grounding.Verdict.NO_HOME_INTENT:
                 report.error = ErrorInfo(
                     AgentCode.NOT_ASKED, "the request asks for nothing of the kind"
@@ -385,12 +396,15 @@ class CallPipeline:
         return Step(report, Status.REFUSED, NothingFits(tuple(tools), offered), {"refused": reason})
 
     @staticmethod
-    def no_such_device(report: ActionReport, device: str) -> Step:
-        """The request names a device the home does not have: said so, in its own words,
-        and the model's stand-in for it is not asked about (`words/unknown_device.py`)."""
+    def no_such_device(report: ActionReport, device: str, *, reading: bool = False) -> Step:
+        """The request names a device the home does not have, or asks about a thing none of
+        its devices reads (`reading`): said so, in its own words, and the model's stand-in
+        is neither asked about nor read out (`words/unknown_device.py`)."""
         report.outcome, report.decision = Outcome.REFUSED, Decision.NONE
-        report.error = ErrorInfo(AgentCode.NO_SUCH_DEVICE, "the home has no device of that name")
-        failed = Failed(Failure.NO_SUCH_DEVICE, report.tool, message=device)
+        why = "nothing in the home reads that" if reading else "the home has no device of that name"
+        report.error = ErrorInfo(AgentCode.NO_SUCH_DEVICE, why)
+        failure = Failure.NO_SUCH_READING if reading else Failure.NO_SUCH_DEVICE
+        failed = Failed(failure, report.tool, message=device)
         return Step(report, Status.REFUSED, failed, {"refused": "no such device"})
 
     async def execute(
@@ -491,6 +505,14 @@ def result_of(execution: Execution) -> dict[str, Any]:
             error = error_of(outcome.error)
             action["error"] = {"code": error.code, "message": error.message}
     return result
+
+
+def _asked_of_nothing(call: Tool, words: grounding.Request | None, home: Home) -> str | None:
+    """The thing a question asks about that no device of the home reads, when `call` reads
+    device states in its place (`words/unknown_device.py`)."""
+    if words is None or not isinstance(call, GetState | ListEntities):
+        return None
+    return unknown_reading(words, home)
 
 
 def _events_named(job: Job, words: grounding.Request) -> frozenset[str]:

@@ -84,6 +84,9 @@ class Failure(StrEnum):
     """A timer or a broadcast asked where no voice device heard it (plain MQTT)."""
     NO_SUCH_DEVICE = "no_such_device"
     """The request names a device the home does not have (its words in `Failed.message`)."""
+    NO_SUCH_READING = "no_such_reading"
+    """The request asks about a thing no device of the home reads (its words in
+    `Failed.message`)."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from botpsy_agent.words.grounding import PREPARED_BY, Request
 from botpsy_agent.words.grounding_words import EVERYONE, KINDS, REFERRING
 from botpsy_agent.words.recognizer import FastPath, StateQuestion
 from botpsy_agent.words.spoken_time import find_spoken_times, say_clock, say_when
-from botpsy_agent.words.unknown_device import unknown_device
+from botpsy_agent.words.unknown_device import unknown_device, unknown_reading
 from botpsy_agent.words.values import (
     DEFAULT_STEP,
     LEVEL_FIELDS,
@@ -61,5 +61,6 @@ __all__ = [
     "separate_items",
     "settled_content",
     "unknown_device",
+    "unknown_reading",
     "with_request_content",
 ]

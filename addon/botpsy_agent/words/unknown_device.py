@@ -7,7 +7,12 @@ The device is the noun phrase the action's own word is said of ("start *the wash
 machine*", "warm up *the electric blanket* in the bedroom"): a determiner, then words up
 to a preposition or the end. It is unknown when one of its words is none the app reads for
 this home (`grounding.home_knows`). English only: Korean says the object before its verb,
-with particles, and Indonesian's determiners are not read yet."""
+with particles, and Indonesian's determiners are not read yet.
+
+A question about a thing no word of which the home knows ("is there carbon monoxide in the
+kitchen", in a home without such a sensor) is said to be unknown the same way
+(`unknown_reading`), not answered with the states of whatever the model read instead (issue
+27: "Left Drape: open and Right Drape: closed." for a carbon-monoxide question)."""
 
 from __future__ import annotations
 
@@ -18,8 +23,13 @@ from botpsy_agent.words.grounding import PARTICLES, Request, home_knows, own_wor
 from botpsy_agent.words.grounding_words import KINDS
 
 _DETERMINERS = frozenset({"the", "my", "our", "your", "a", "an"})
-_PLACEHOLDERS = frozenset({"thing", "things", "one", "ones", "stuff", "device", "devices"})
+_PLACEHOLDERS = frozenset(
+    {"thing", "things", "one", "ones", "stuff", "device", "devices"}
+    | {"anything", "something", "nothing", "everything", "anyone", "someone", "anybody"}
+)
 """Words that describe rather than name: "switch off the thing by the sofa" is asked about."""
+_ANY = frozenset({"any", "some"})
+_AUXILIARIES = frozenset({"is", "are", "was", "were", "does", "do", "did", "has", "have"})
 _DEVICE_DOMAINS = frozenset(
     {"light", "switch", "fan", "cover", "climate", "media_player", "lock", "vacuum", "humidifier"}
 )
@@ -53,6 +63,30 @@ def unknown_device(
                         return None
                     return " ".join(device)
     return None
+
+
+def unknown_reading(request: Request, home: Home) -> str | None:
+    """What a question asks about, in its words, when the home knows none of them: the
+    first noun phrase after its question word ("is there *carbon monoxide* in the kitchen",
+    "what is *the noise level* in the office"), a determiner optional after "is there" and
+    "any"; None when the request is no question, or a word of that phrase is one the app
+    reads for this home (a name, a room, a kind of device or thing)."""
+    said = request.affirmed.split()
+    if request.word_language != "en" or not request.is_question or len(said) < 2:
+        return None
+    rest = said[2:] if said[1] in _AUXILIARIES else said[1:]  # "what is the …"
+    if not rest:
+        return None
+    if rest[0] == "there" or rest[0] in _ANY:  # "is there (any) smoke", "are any windows"
+        rest = rest[1:] if rest[0] == "there" else rest
+        if rest and rest[0] in _ANY:
+            rest = ["the", *rest[1:]]
+        elif rest and rest[0] not in _DETERMINERS:
+            rest = ["the", *rest]
+    thing = [w for w in _noun_phrase(rest) if w not in _PLACEHOLDERS]
+    if not thing or any(home_knows(w, home, "en") for w in thing):
+        return None
+    return " ".join(thing)
 
 
 def _noun_phrase(rest: list[str]) -> list[str]:
