@@ -5,6 +5,7 @@ real HA turns into exactly those entities."""
 from __future__ import annotations
 
 from collections import Counter
+import logging
 
 from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
@@ -12,7 +13,14 @@ from homeassistant.util import slugify
 from homeassistant.util.yaml import parse_yaml
 import pytest
 
-from bench.homes import HEATER, NOT_THE_OFFICE, TARGET_SENSOR, bench_policy, ha_yaml
+from bench.homes import (
+    HEATER,
+    NOT_THE_OFFICE,
+    TARGET_SENSOR,
+    StartLines,
+    bench_policy,
+    ha_yaml,
+)
 from demo.paths import POLICY_TEMPLATE
 from devkit.homes import realistic_home
 from tests.eval.layouts import DEMO_AREAS
@@ -50,3 +58,15 @@ def test_the_bench_policy_keeps_the_child_out_of_the_office_only() -> None:
     policy = bench_policy()
     assert NOT_THE_OFFICE in policy
     assert policy.replace(NOT_THE_OFFICE, "") == POLICY_TEMPLATE.read_text()
+
+
+def test_the_start_lines_keep_the_context_lines_and_each_prefix_build() -> None:
+    lines = StartLines()
+    for text in (
+        "Context: 8,192 tokens (automatic: …)",
+        "Prefix of 3901 tokens built in 28.4 s",
+        "Model ready: x.gguf",
+    ):
+        lines.emit(logging.LogRecord("botpsy_agent", logging.INFO, "", 0, text, None, None))
+    assert lines.lines == ["Context: 8,192 tokens (automatic: …)"]
+    assert lines.builds == [(3901, 28.4)]
