@@ -96,11 +96,11 @@ EXECUTOR_SETTLE_S = 0.05
 RETIRED_JOIN_S = 5.0
 MODEL_SERVER_WATCH_S = 5.0
 CONTEXT_RETRY_S = 5.0
+"""How soon the home's prompt is measured again when the model was too busy to count it."""
 PREPARE_AFTER_S = 2.0
 """After a change of names, how long the app waits for the next before it prepares its
 people's prompts again: HA sends one registry event per entity (an integration added
 hundreds at once), and each round of prefix builds is for the names of its moment."""
-"""How soon the home's prompt is measured again when the model was too busy to count it."""
 
 
 class StartupProblem(RuntimeError):

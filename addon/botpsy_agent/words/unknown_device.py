@@ -68,7 +68,7 @@ def unknown_device(
 def unknown_reading(request: Request, home: Home) -> str | None:
     """What a question asks about, in its words, when the home knows none of them: the
     first noun phrase after its question word ("is there *carbon monoxide* in the kitchen",
-    "what is *the noise level* in the office"), a determiner optional after "is there" and
+    "what is *the radon level* in the office"), a determiner optional after "is there" and
     "any"; None when the request is no question, or a word of that phrase is one the app
     reads for this home (a name, a room, a kind of device or thing)."""
     said = request.affirmed.split()
