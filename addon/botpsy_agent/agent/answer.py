@@ -37,11 +37,8 @@ from botpsy_agent.agent.turn import (
 from botpsy_agent.home import Home
 from botpsy_agent.words import PREPARED_BY
 
-_UNKNOWN_THINGS = {
-    Failure.NO_SUCH_DEVICE: "no_such_device",
-    Failure.NO_SUCH_READING: "no_such_reading",
-}
-"""What is said of a thing the request names that the home lacks, by what it was."""
+_UNKNOWN_THINGS = frozenset({Failure.NO_SUCH_DEVICE, Failure.NO_SUCH_READING})
+"""A thing the request names that the home lacks: said by its phrase `refused.<why>`."""
 
 
 def say_turn(
@@ -163,8 +160,7 @@ def _say_failures(replies: Replies, failures: list[Step], language: str, home: H
         return phrases.say(language, "assist.needs_voice_device")
     unknown = [failed for failed in outcomes if failed.why in _UNKNOWN_THINGS]
     if unknown:
-        key = _UNKNOWN_THINGS[unknown[0].why]
-        return phrases.say(language, f"refused.{key}", device=unknown[0].message)
+        return phrases.say(language, f"refused.{unknown[0].why.value}", device=unknown[0].message)
     if any(failed.why is Failure.UNKNOWN_TARGET for failed in outcomes):
         return phrases.say(language, "refused.unknown_target")
     return phrases.say(language, f"errors.{AgentCode.INVALID_CALL}")

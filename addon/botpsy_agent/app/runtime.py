@@ -84,6 +84,7 @@ from botpsy_agent.policy import (
     PolicyStore,
     Principal,
     default_policy_yaml,
+    home_people,
 )
 from botpsy_agent.web import CheckResult, IngressServer, IngressSettings, PageSources
 from botpsy_agent.weights import DownloadError, DownloadProgress
@@ -530,7 +531,7 @@ class App:
         self._listing_changed()
         if self.agent is not None:
             self.agent.warm_people(
-                self._people(), self.index.home, self.policies.policy, self.now()
+                home_people(self.index.users), self.index.home, self.policies.policy, self.now()
             )
 
     async def _watch_model_server(self) -> None:
@@ -704,16 +705,6 @@ class App:
 
     def _user(self, user_id: str) -> HaUser | None:
         return next((u for u in self.index.users if u.user_id == user_id), None)
-
-    def _people(self) -> list[Principal]:
-        """The home's people (HA's active users who are no system account), admins first:
-        whose prompts the model prepares when it is ready."""
-        people = [
-            Principal.user(u.user_id, u.name, is_admin=u.is_admin)
-            for u in self.index.users
-            if u.is_active and not u.system_generated
-        ]
-        return sorted(people, key=lambda p: not p.is_admin)
 
     def _is_admin(self, user_id: str) -> bool:
         user = self._user(user_id)

@@ -17,7 +17,7 @@ from botpsy_agent.policy.decide import (
 from botpsy_agent.policy.default import DefaultPolicyUser, default_policy_yaml
 from botpsy_agent.policy.explain import Explained, explain_control, explain_read
 from botpsy_agent.policy.loader import PolicyError, load_policy, parse_policy
-from botpsy_agent.policy.model import Policy, Principal, PrincipalKind
+from botpsy_agent.policy.model import Policy, Principal, PrincipalKind, home_people
 from botpsy_agent.policy.schema import DEFAULT_CONFIRM
 from botpsy_agent.policy.store import POLICY_POLL_INTERVAL_S, PolicyStore
 
@@ -42,6 +42,7 @@ __all__ = [
     "default_policy_yaml",
     "explain_control",
     "explain_read",
+    "home_people",
     "load_policy",
     "may_read",
     "parse_policy",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, time
 from enum import StrEnum
 from fnmatch import translate
 import re
+from typing import Protocol
 
 from botpsy_agent.home import Entity
 from botpsy_agent.policy.schema import Bound, ConfirmClass, RuleSpec, TimeWindow
@@ -55,6 +56,32 @@ class Principal:
         if self.kind is not PrincipalKind.USER:
             return None
         return "admin" if self.is_admin else "users"
+
+
+class HaPerson(Protocol):
+    """What the policy reads of an HA user (`ha.HaUser`)."""
+
+    @property
+    def user_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def is_admin(self) -> bool: ...
+    @property
+    def is_active(self) -> bool: ...
+    @property
+    def system_generated(self) -> bool: ...
+
+
+def home_people(users: Iterable[HaPerson]) -> list[Principal]:
+    """HA's active users who are no system account, as principals: admins first, then by
+    name."""
+    people = [
+        Principal.user(u.user_id, u.name, is_admin=u.is_admin)
+        for u in users
+        if u.is_active and not u.system_generated
+    ]
+    return sorted(people, key=lambda p: (not p.is_admin, p.name.lower()))
 
 
 class Effect(StrEnum):

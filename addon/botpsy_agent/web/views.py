@@ -25,7 +25,14 @@ from botpsy_agent.link import (
     SUPERVISOR_LABEL,
     IntegrationChannel,
 )
-from botpsy_agent.policy import Explained, Policy, Principal, explain_control, explain_read
+from botpsy_agent.policy import (
+    Explained,
+    Policy,
+    Principal,
+    explain_control,
+    explain_read,
+    home_people,
+)
 from botpsy_agent.web.sources import PageSources
 
 AUDIT_PAGE_SIZE = 50
@@ -280,12 +287,7 @@ def principal_names(sources: PageSources) -> dict[str, str]:
 
 
 def matrix_principals(sources: PageSources, policy: Policy) -> list[tuple[Principal, str]]:
-    people = [
-        (Principal.user(u.user_id, u.name, is_admin=u.is_admin), u.name)
-        for u in sources.users()
-        if u.is_active and not u.system_generated
-    ]
-    people.sort(key=lambda item: (not item[0].is_admin, item[1].lower()))
+    people = [(p, p.name) for p in home_people(sources.users())]
     named = []
     if HA_ITSELF in policy.mqtt:
         placed = any(rule.own_area for rule in policy.mqtt[HA_ITSELF].rules)

@@ -75,14 +75,10 @@ def unknown_reading(request: Request, home: Home) -> str | None:
     if request.word_language != "en" or not request.is_question or len(said) < 2:
         return None
     rest = said[2:] if said[1] in _AUXILIARIES else said[1:]  # "what is the …"
-    if not rest:
-        return None
-    if rest[0] == "there" or rest[0] in _ANY:  # "is there (any) smoke", "are any windows"
-        rest = rest[1:] if rest[0] == "there" else rest
-        if rest and rest[0] in _ANY:
-            rest = ["the", *rest[1:]]
-        elif rest and rest[0] not in _DETERMINERS:
-            rest = ["the", *rest]
+    if rest[:1] == ["there"]:  # "is there smoke": a thing without a determiner
+        rest = rest[1:] if rest[1:2] and rest[1] in _DETERMINERS | _ANY else ["the", *rest[1:]]
+    if rest[:1] and rest[0] in _ANY:  # "is there any smoke", "are any windows open"
+        rest = ["the", *rest[1:]]
     thing = [w for w in _noun_phrase(rest) if w not in _PLACEHOLDERS]
     if not thing or any(home_knows(w, home, "en") for w in thing):
         return None
