@@ -79,6 +79,51 @@ def test_a_next_step_extends_the_evaluated_conversation(qwen35_engine: LlamaEngi
     assert completion.evaluated_tokens == len(follow_up) - len(first)
 
 
+def _diverging_follow_up(engine: LlamaEngine) -> tuple[list[int], list[int], int, int]:
+    """A first step, evaluated with a 'generated' call, and the next step's prompt, whose call
+    is rendered differently from the generated one a few tokens in."""
+    first, prefix = split_prompt(engine, "turn on the kitchen light")
+    generated = engine.tokenize('<tool_call>\n{"name": "turn_on", "arguments": {"x": 1}}')
+    engine.next_token_logits(first + generated, prefix)
+    rendered = engine.tokenize('<tool_call>\n{"name": "turn_on", "arguments": {"y": 2}}')
+    step = "<|im_end|>\n<|im_start|>user\n<tool_response>\nok\n</tool_response><|im_end|>\n"
+    follow_up = first + rendered + engine.tokenize(step + "<|im_start|>assistant\n")
+    shared = len(first) + next(
+        i for i, (a, b) in enumerate(zip(generated, rendered, strict=False)) if a != b
+    )
+    return first, follow_up, prefix, shared
+
+
+def test_a_next_step_cuts_the_state_back_to_where_its_prompt_parts(
+    qwen3_engine: LlamaEngine,
+) -> None:
+    engine = qwen3_engine
+    first, follow_up, prefix, shared = _diverging_follow_up(engine)
+    assert len(first) < shared < len(follow_up)  # the calls share their opening tokens
+    completion = engine.complete(follow_up, prefix, None, 1)
+    assert completion.prefix_source == "trimmed"
+    assert completion.evaluated_tokens == len(follow_up) - shared
+
+    _, follow_up, prefix, shared = _diverging_follow_up(engine)
+    cut = engine.next_token_logits(follow_up, prefix)
+    fresh = engine.evaluate_fresh(follow_up[:prefix], follow_up[prefix:])
+    # Other batches than the fresh evaluation's: same maths, other summation order.
+    assert np.allclose(cut, fresh, atol=5e-3)
+    assert int(np.argmax(cut)) == int(np.argmax(fresh))
+
+
+def test_a_recurrent_state_is_not_cut_but_restored(qwen35_engine: LlamaEngine) -> None:
+    engine = qwen35_engine
+    _, follow_up, prefix, _ = _diverging_follow_up(engine)
+    completion = engine.complete(follow_up, prefix, None, 1)
+    assert completion.prefix_source == "snapshot"  # llama.cpp cannot cut Qwen3.5's state
+    assert completion.evaluated_tokens == len(follow_up) - prefix
+
+    _, follow_up, prefix, _ = _diverging_follow_up(engine)
+    restored = engine.next_token_logits(follow_up, prefix)
+    assert np.array_equal(restored, engine.evaluate_fresh(follow_up[:prefix], follow_up[prefix:]))
+
+
 def test_the_prefix_must_leave_room_for_the_request(qwen35_engine: LlamaEngine) -> None:
     prompt, prefix = split_prompt(qwen35_engine, "hi")
     with pytest.raises(EngineError, match="prefix"):

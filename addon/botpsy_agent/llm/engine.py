@@ -22,9 +22,10 @@ from botpsy_agent.llm.model_info import ModelInfo
 from botpsy_agent.llm.template import ChatTemplate
 
 type FinishReason = Literal["stop", "length", "cancelled"]
-type PrefixSource = Literal["extended", "snapshot", "shared", "resumed", "fresh"]
-"""Where the prompt's evaluation started: the state already there, the whole prefix's
-snapshot, the shared part's snapshot (the principal's listing evaluated on top), a paused
+type PrefixSource = Literal["extended", "trimmed", "snapshot", "shared", "resumed", "fresh"]
+"""Where the prompt's evaluation started: the state already there, the same state
+cut back to where the prompt leaves it (a step's call as the template renders it), the whole
+prefix's snapshot, the shared part's snapshot (the principal's listing evaluated on top), a paused
 build's state (the rest of the prefix evaluated on it), nothing."""
 
 

@@ -435,10 +435,12 @@ class LlamaEngine:
         ends = _cuts(prefix_length, len(prompt) - 1, len(prompt))
         current = self._llm.n_tokens
         # Only past the prefix: inside it (a paused build) the prefix must be built and saved.
-        if ends[-1] <= current < len(prompt) and self._evaluated_equals(prompt[:current]):
-            rest = prompt[current:]
-            self._eval(rest, cancel)
-            return "extended", len(rest)
+        if ends[-1] <= current:
+            shared = self._shared_length(prompt)
+            if shared >= ends[-1] and self._cut_back(shared):
+                rest = prompt[shared:]
+                self._eval(rest, cancel)
+                return ("extended" if shared == current else "trimmed"), len(rest)
         restored = self._build(prompt, ends)
         rest = prompt[ends[-1] :]
         self._eval(rest, cancel)
@@ -523,9 +525,28 @@ class LlamaEngine:
             progress.done += len(chunk)
         self.evaluated_total += len(tokens)
 
-    def _evaluated_equals(self, tokens: list[int]) -> bool:
-        evaluated = self._llm.input_ids[: len(tokens)]
-        return bool(np.array_equal(evaluated, np.asarray(tokens, dtype=evaluated.dtype)))
+    def _shared_length(self, prompt: list[int]) -> int:
+        """How many of the evaluated tokens begin `prompt`, leaving at least its last token
+        to evaluate (its logits are the ones generation starts from)."""
+        evaluated = self._llm.input_ids[: min(self._llm.n_tokens, len(prompt) - 1)]
+        differ = np.flatnonzero(evaluated != np.asarray(prompt[: len(evaluated)], evaluated.dtype))
+        return int(differ[0]) if len(differ) else len(evaluated)
+
+    def _cut_back(self, length: int) -> bool:
+        """Forget the evaluated tokens past `length`. A step's prompt renders the model's call
+        in the template's own words, which part from the tokens the model generated a few
+        tokens in: cutting back there beats restoring the prefix and evaluating the whole
+        conversation again. False where llama.cpp cannot (a recurrent model's state, as in
+        Qwen3.5, holds no positions to cut; it is left untouched)."""
+        if length == self._llm.n_tokens:
+            return True
+        import llama_cpp
+
+        memory = llama_cpp.llama_get_memory(self._llm.ctx)
+        if not llama_cpp.llama_memory_seq_rm(memory, 0, length, -1):
+            return False
+        self._llm.n_tokens = length
+        return True
 
     def _eval(self, tokens: list[int], cancel: threading.Event | None) -> None:
         batch = self.settings.batch_size
