@@ -92,6 +92,22 @@ def test_a_failure_and_what_else_changed_are_told() -> None:
     assert told_result({"now": "2026-12-04T10:00"}) == {"now": "2026-12-04T10:00"}
 
 
+def test_a_targets_new_state_is_told_once_and_other_changes_beside_it() -> None:
+    kitchen = {"entity_id": "light.kitchen", "state": "on", "attributes": {"brightness": 51}}
+    hall = {"entity_id": "light.hall", "state": "off"}
+    execution = {
+        "actions": [
+            {
+                "action": {"domain": "light", "service": "turn_on"},
+                "status": "done",
+                "states": [kitchen],
+                "changed": [kitchen, hall],
+            }
+        ]
+    }
+    assert told_result(execution) == {"states": [kitchen], "changed": [hall]}
+
+
 def test_a_calls_times_are_told_to_the_minute() -> None:
     told = told_arguments(
         call(

@@ -58,7 +58,7 @@ CAPABILITY_ATTRIBUTES = frozenset(
 def told_result(result: Any) -> Any:
     """An execution's JSON as the model reads it: per HA action, what HA answered when it
     answered (a calendar's events: the entity's state repeats the next one), else the
-    states read; the states the call changed elsewhere; and the error. Anything not shaped
+    states read; the states the call changed that were not read; and the error. Anything not shaped
     like an execution is passed on as it is."""
     if not isinstance(result, dict) or not isinstance(result.get("actions"), list):
         return result
@@ -73,8 +73,13 @@ def _told_action(action: dict[str, Any]) -> dict[str, Any]:
         told["response"] = _without_empty(_without_item_uids(action["response"]))
     elif action.get("states"):
         told["states"] = [_told_state(s) for s in action["states"]]
-    if action.get("changed"):
-        told["changed"] = [_told_state(s) for s in action["changed"]]
+    # A target's new state is also among the changes HA reported: told once, it is ~60
+    # tokens fewer for every step after a change.
+    changed = [
+        c for c in map(_told_state, action.get("changed") or ()) if c not in told.get("states", ())
+    ]
+    if changed:
+        told["changed"] = changed
     if action.get("error") is not None:
         told["error"] = action["error"]
     return told
