@@ -112,6 +112,25 @@ def test_a_next_step_cuts_the_state_back_to_where_its_prompt_parts(
     assert int(np.argmax(cut)) == int(np.argmax(fresh))
 
 
+def test_a_new_request_cut_back_to_the_prefix_reads_as_from_the_snapshot(
+    qwen3_engine: LlamaEngine,
+) -> None:
+    engine = qwen3_engine
+    last, prefix = split_prompt(engine, "turn on the kitchen light and then the hall")
+    prompt, _ = split_prompt(engine, "what is the weather like")
+    engine.warm(prompt[:prefix])
+    engine.evaluate_fresh(prompt[:1])  # stand elsewhere: the next one restores the snapshot
+    restored = engine.next_token_logits(prompt, prefix)
+
+    engine.next_token_logits(last, prefix)  # the last request's state
+    completion = engine.complete(prompt, prefix, None, 1)
+    assert completion.prefix_source == "trimmed"
+    assert completion.evaluated_tokens == len(prompt) - prefix
+    engine.next_token_logits(last, prefix)
+    # The same tokens in the same cells, evaluated in the same batch: the very same logits.
+    assert np.array_equal(engine.next_token_logits(prompt, prefix), restored)
+
+
 def test_a_recurrent_state_is_not_cut_but_restored(qwen35_engine: LlamaEngine) -> None:
     engine = qwen35_engine
     _, follow_up, prefix, _ = _diverging_follow_up(engine)
