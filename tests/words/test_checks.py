@@ -790,6 +790,8 @@ CHECK_KEYS = (
     "speed_down",
     "power_up",
     "power_down",
+    "cover_open",
+    "cover_closed",
     "too_far",
 )
 

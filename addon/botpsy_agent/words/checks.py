@@ -30,12 +30,22 @@ import re
 from typing import Any
 
 from botpsy_agent.home import Entity, EntityState, Home, ResolutionError, resolve_targets
+from botpsy_agent.words.cover_ways import OPEN, cover_way_of, said_cover_way
 from botpsy_agent.words.phrasing import join_particles
 from botpsy_agent.words.spoken_time import SpokenTime, days_ahead, find_spoken_times, say_when
 from tool_schemas.base import MappingContext, Tool
 from tool_schemas.calendar import CheckFreeBusy, CreateEvent, ListEvents, UpdateEvent
 from tool_schemas.catalog import ToolCallError, parse_tool_call
-from tool_schemas.devices import SetClimate, SetFan, SetLight, SetMedia, Toggle, TurnOff, TurnOn
+from tool_schemas.devices import (
+    ControlCover,
+    SetClimate,
+    SetFan,
+    SetLight,
+    SetMedia,
+    Toggle,
+    TurnOff,
+    TurnOn,
+)
 from tool_schemas.messaging import AddTodoItem
 
 TOLERANCE = timedelta(minutes=5)
@@ -79,6 +89,8 @@ def check_call(
         return _check_times(call, request_text, now, language)
     if isinstance(call, SetLight | SetClimate | SetMedia | SetFan | TurnOn | TurnOff | Toggle):
         return _check_direction(call, request_text, language, home)
+    if isinstance(call, ControlCover):
+        return _check_cover_way(call, request_text, language, home)
     return None
 
 
@@ -620,6 +632,20 @@ def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallPr
     )
 
 
+def _check_cover_way(call: Tool, text: str, language: str, home: Home) -> CallProblem | None:
+    """A cover opened, closed or stopped against the one way the request said: turned
+    round (the request's own verb settles it), never run as proposed."""
+    wanted, moves = said_cover_way(text, language), cover_way_of(call)
+    if wanted is None or moves is None or moves == wanted:
+        return None
+    targets = _targets(call, home)
+    names = ", ".join(t.name for t in targets) if targets else ", ".join(_named_ids(call))
+    phrase = f"checks.cover_{'open' if wanted == OPEN else 'closed'}"
+    return CallProblem(
+        "wrong_direction", phrase, {"targets": names}, settled=True, direction=wanted
+    )
+
+
 SMALL_WORDS: Mapping[str, tuple[str, ...]] = {
     "en": (
         "a bit",
@@ -930,11 +956,15 @@ def _retimed(call: Tool, expected: datetime | date) -> Tool | None:
 
 def _turned(call: Tool, wanted: int, size: float | None = None) -> Tool | None:
     """A call that moved the wrong way, moving the way the request said: its own step turned
-    round (or the default step) in place of a value on the wrong side. Switching on or off
-    is not turned round: an area's "off" turned "on" would start every device there."""
+    round (or the default step) in place of a value on the wrong side; a cover opened or
+    closed the way said. Switching on or off is not turned round: an area's "off" turned
+    "on" would start every device there."""
     arguments = call.model_dump(exclude_none=True, mode="json")
     if isinstance(call, SetMedia) and call.mute is not None:
         arguments["mute"] = wanted == DOWN
+    elif isinstance(call, ControlCover):
+        arguments.pop("position", None)
+        arguments["action"] = "open" if wanted == OPEN else "close"
     elif type(call) in STEPS:
         field, absolute, default = STEPS[type(call)]
         step = size or abs(float(arguments.get(field) or 0)) or default

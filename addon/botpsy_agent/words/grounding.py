@@ -41,6 +41,7 @@ import re
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
 from botpsy_agent.words import heating, negation
 from botpsy_agent.words.checks import WHEN_WORDS
+from botpsy_agent.words.cover_ways import said_cover_way
 from botpsy_agent.words.grounding_words import (
     DOMAINS,
     ELSEWHERE,
@@ -62,7 +63,7 @@ from botpsy_agent.words.phrasing import join_particles
 from botpsy_agent.words.spoken_time import find_spoken_times
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import DeleteEvent, UpdateEvent
-from tool_schemas.devices import TurnOn
+from tool_schemas.devices import ControlCover, TurnOn
 from tool_schemas.messaging import CompleteTodoItem, RemoveTodoItem
 
 READ_KINDS = ("list_events", "check_free_busy")
@@ -207,8 +208,11 @@ def check(
     if borrows_verb(resolved, request, home):
         return Verdict.BORROWED
     language = request.word_language
-    kind = request.says_any(KINDS[language].get(call.name, ())) or (
-        call.name in request.referent_tools and request.points_back
+    kind = (
+        request.says_any(KINDS[language].get(call.name, ()))
+        or (call.name in request.referent_tools and request.points_back)
+        # "should not stay open" asks to close, though its only verb is negated
+        or (isinstance(call, ControlCover) and said_cover_way(request.text, language) is not None)
     )
     targets = _event_named(resolved.call, events_named) or all(
         _target_named(e, resolved, request, home, language) for e in resolved.targets
