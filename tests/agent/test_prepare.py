@@ -118,10 +118,14 @@ def test_a_day_said_or_an_unclear_hour_is_left_to_the_checks() -> None:
         assert "enum" not in schema["parameters"]["properties"]["start"], text  # type: ignore[index]
 
 
-def test_a_listing_is_needed_only_beside_a_change_to_an_event() -> None:
-    assert needs_listing([{"name": "list_events"}, {"name": "delete_event"}])
-    assert not needs_listing([{"name": "list_events"}, {"name": "create_event"}])
-    assert not needs_listing([{"name": "delete_event"}])
+def test_a_listing_is_needed_only_beside_a_change_to_an_event_the_words_ask_for() -> None:
+    cancel = Request("cancel the dentist", "en")
+    assert needs_listing([{"name": "list_events"}, {"name": "delete_event"}], cancel)
+    assert not needs_listing([{"name": "list_events"}, {"name": "create_event"}], cancel)
+    assert not needs_listing([{"name": "delete_event"}], cancel)
+    # Every tool is offered to words that name nothing to do: no month of events for them.
+    flight = Request("book me a flight to Paris", "en")
+    assert not needs_listing([{"name": "list_events"}, {"name": "delete_event"}], flight)
 
 
 def test_a_move_by_what_was_said_asks_nothing_and_may_not_say_nothing_fits() -> None:

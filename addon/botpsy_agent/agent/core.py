@@ -387,7 +387,7 @@ class BotPsyAgent:
         schemas = question.schemas
         call = (
             listing_call(job.now)
-            if needs_listing(schemas)
+            if needs_listing(schemas, question.words)
             else list_to_read(schemas, question.words)
         )
         if call is None:

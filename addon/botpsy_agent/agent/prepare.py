@@ -62,10 +62,14 @@ DETAILS: Mapping[str, tuple[str, ...]] = {
 """Words that ask for a change of an event's day-long shape, or of its details."""
 
 
-def needs_listing(schemas: Sequence[Mapping[str, Any]]) -> bool:
-    """Does this step offer a change to an event, and the listing it needs?"""
+def needs_listing(schemas: Sequence[Mapping[str, Any]], words: grounding.Request) -> bool:
+    """Does this step offer a change to an event the request asks for, and the listing it
+    needs? Words that name no such change ("book me a flight to Paris") are offered every
+    tool, but a month of events read for them was a read nobody asked for."""
     names = {s["name"] for s in schemas}
-    return bool(names & set(UID_TOOLS)) and "list_events" in names
+    if not (names & set(UID_TOOLS)) or "list_events" not in names:
+        return False
+    return grounding.asked_kinds(words, UID_TOOLS) is not None
 
 
 def listing_call(now: datetime) -> Tool:
