@@ -401,9 +401,6 @@ class App:
         if self._context_check is not None:
             self._tasks.append(self._context_check)
             self._context_check = None
-        if self._prepare_soon is not None:
-            self._prepare_soon.cancel()
-            self._prepare_soon = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -413,6 +410,10 @@ class App:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
+        # Only now: a change of names heard while the tasks above stopped set a new one.
+        if self._prepare_soon is not None:
+            self._prepare_soon.cancel()
+            self._prepare_soon = None
         if self.integration is not None:
             await self.integration.stop()
         if self.mqtt is not None:
