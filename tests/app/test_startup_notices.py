@@ -19,7 +19,7 @@ import pytest
 from botpsy_agent.app import startup
 from botpsy_agent.app.config import DEFAULT_OPTIONS
 from botpsy_agent.app.cpu import cpu_problem
-from botpsy_agent.app.startup_notice import start_notice
+from botpsy_agent.app.startup_notice import NoticeWords, start_notice
 from botpsy_agent.ha.notifications import Notice
 from tests.ha_server import HomeAssistantApiServer
 
@@ -71,6 +71,19 @@ async def test_a_bad_option_is_named_in_ha_before_the_app_stops(
     assert "Configuration tab" in message
 
 
+async def test_the_notice_is_in_has_own_language(
+    hass: HomeAssistant, ha_api: HomeAssistantApiServer, ha_notifications: None, tmp_path: Path
+) -> None:
+    await hass.config.async_update(language="ko")
+    options = write_options(tmp_path, context_length=100)
+    assert await startup.serve(options, environment(ha_api, tmp_path)) == 1
+    notice = shown(hass)["botpsy_first_startup"]
+    assert notice["title"] == "BotPsy가 시작되지 않았습니다: 올바르지 않은 옵션이 있습니다"
+    # The log's own line, as it is; the advice in Korean.
+    assert "- options.json: context_length: " in notice["message"]
+    assert notice["message"].endswith("앱의 구성 탭에서 고친 다음 앱을 다시 시작하세요.")
+
+
 async def test_a_cpu_without_avx2_is_said_in_ha(
     hass: HomeAssistant,
     ha_api: HomeAssistantApiServer,
@@ -111,12 +124,14 @@ async def test_the_next_problem_replaces_the_last_one(
 
 def test_a_full_disk_at_start_is_named_as_such() -> None:
     full = OSError(errno.ENOSPC, "No space left on device")
-    notice = start_notice(full, [f"Start-up failed: {full}"])
+    notice = start_notice(full, [f"Start-up failed: {full}"], NoticeWords("en"))
     assert notice == Notice(
         "startup",
         "BotPsy did not start: the disk is full",
         f"- Start-up failed: {full}\n\nFree some space (old backups, unused model files: "
         "'botpsy-agent models --remove-others'), then start the app again.",
     )
-    other = start_notice(TimeoutError("Home Assistant did not answer"), ["Start-up failed: x"])
-    assert other.title == "BotPsy did not start"
+    other = start_notice(
+        TimeoutError("Home Assistant did not answer"), ["Start-up failed: x"], NoticeWords("id")
+    )
+    assert other.title == "BotPsy tidak bisa dimulai"

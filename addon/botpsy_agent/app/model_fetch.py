@@ -17,6 +17,7 @@ from typing import Any
 
 import aiohttp
 
+from botpsy_agent.app.startup_notice import notice_words
 from botpsy_agent.ha import Notice, Notifications
 from botpsy_agent.weights import MB, DownloadError, DownloadProgress, ModelPlan, ensure_model
 
@@ -86,12 +87,7 @@ class ModelFetcher:
         size = f" ({plan.approx_bytes / MB:.0f} MB)" if plan.approx_bytes else ""
         self.progress = DownloadProgress(plan.path.name, 0, plan.approx_bytes, 0.0)
         self._on_progress(self.progress)
-        await self._notify(
-            "BotPsy is downloading its model",
-            f"The first start downloads {plan.label}{size}. Requests that Home Assistant's "
-            "own sentences cover are answered meanwhile; the *Model state* sensor of the "
-            "BotPsy agent shows how far the download is.",
-        )
+        await self._notify("downloading", model=plan.label, size=size)
         try:
             async with fetch.session() as session:
                 path = await ensure_model(
@@ -104,24 +100,21 @@ class ModelFetcher:
                 )
         except DownloadError as err:
             await self._notify(
-                "BotPsy could not download its model",
-                f"Downloading {plan.label} failed ({err.code}): {err.message}. The app keeps "
-                "answering what Home Assistant's own sentences cover; restart it to try again "
-                "(the download resumes where it stopped).",
+                "download_failed", model=plan.label, code=err.code, error=err.message
             )
             raise
         finally:
             self.progress = None
-        await self._notify(
-            "BotPsy downloaded its model",
-            f"{plan.label} is downloaded and checked; the app is loading it now.",
-        )
+        await self._notify("downloaded", model=plan.label)
         return path
 
     def _progressed(self, progress: DownloadProgress) -> None:
         self.progress = progress
         self._on_progress(progress)
 
-    async def _notify(self, title: str, message: str) -> None:
+    async def _notify(self, phrase: str, **values: str) -> None:
+        """The notice `phrase` (its title; `<phrase>_message` its text) in HA's language."""
         if self._notifications is not None:
+            words = await notice_words(self._notifications)
+            title, message = words(phrase, **values), words(f"{phrase}_message", **values)
             await self._notifications.show(Notice(NOTICE_KEY, title, message))

@@ -38,6 +38,9 @@ from botpsy_agent.app.model_fetch import ModelFetch
 from botpsy_agent.app.runtime import App, RuntimeConfig, StartupProblem
 from botpsy_agent.app.startup_notice import (
     STARTUP_NOTICE,
+    NoticeWords,
+    Title,
+    notice_words,
     options_notice,
     resolve_notice,
     say_startup_problem,
@@ -70,11 +73,11 @@ class ResolveError(Exception):
     it cannot start; `lines` says why, one problem per line. (`runtime.StartupProblem` is what
     stops a resolved app while it starts.)"""
 
-    def __init__(self, *lines: str, title: str | None = None) -> None:
+    def __init__(self, *lines: str, title: Title | None = None) -> None:
         super().__init__("\n".join(lines))
         self.lines = lines
-        self.title = title
-        """What HA's notification says in its title; None: a generic one."""
+        self.title = title or Title()
+        """What HA's notification says in its title (`notices` phrase); a generic one."""
 
 
 async def resolve_broker(
@@ -91,7 +94,7 @@ async def resolve_broker(
         )
         broker = await resolve_mqtt(override, client)
     except SupervisorError as err:
-        raise ResolveError(f"mqtt: {err.message}", title="BotPsy found no MQTT broker") from None
+        raise ResolveError(f"mqtt: {err.message}", title=Title("no_broker")) from None
     return BrokerSettings(
         host=broker.host,
         port=broker.port,
@@ -114,7 +117,7 @@ async def resolve_model(
     run, the library dies with "Illegal instruction" as it is loaded), and how to fetch the
     file when it must be downloaded (None: it is here, and checked)."""
     if problem := (cpu_check or cpu_problem)():
-        raise ResolveError(f"model: {problem}", title="BotPsy cannot run on this processor")
+        raise ResolveError(f"model: {problem}", title=Title("no_avx2"))
     plan = plan_model(settings.model, settings.models_dir, settings.data_dir)
     fetch = None
     if plan.path.exists() or plan.url is None or settings.model.offline:
@@ -122,7 +125,7 @@ async def resolve_model(
             await ensure_model(plan, session=session, offline=settings.model.offline)
         except DownloadError as err:
             raise ResolveError(
-                f"model: {err}", title=f"BotPsy did not start: its model file ({err.code})"
+                f"model: {err}", title=Title("model_file", {"code": err.code})
             ) from None
     else:
         fetch = ModelFetch(plan, offline=False)
@@ -202,7 +205,10 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     except OptionsError as err:
         for line in err.problems:
             _LOGGER.error("%s", line)  # noqa: TRY400 - one clear line per problem, no trace
-        await tell_home_assistant(env, options_notice(err.problems), instance_in(options))
+        problems = err.problems
+        await tell_home_assistant(
+            env, lambda words: options_notice(problems, words), instance_in(options)
+        )
         return 1
     logging.getLogger().setLevel(_LEVELS[settings.log_level])
     for note in settings.notes:
@@ -212,7 +218,12 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
     except ResolveError as err:
         for line in err.lines:
             _LOGGER.error("%s", line)  # noqa: TRY400
-        await tell_home_assistant(env, resolve_notice(err.lines, err.title), settings.instance)
+        unresolved = err
+        await tell_home_assistant(
+            env,
+            lambda words: resolve_notice(unresolved.lines, unresolved.title, words),
+            settings.instance,
+        )
         return 1
     app = App(config)
     stop = asyncio.Event()
@@ -226,12 +237,15 @@ async def serve(options: Path, environ: Mapping[str, str] | None = None) -> int:
         for line in lines:
             _LOGGER.error("%s", line)  # noqa: TRY400
         await app.stop()
-        await say_startup_problem(app.notifications, start_notice(err, lines))
+        words = await notice_words(app.notifications)
+        await say_startup_problem(app.notifications, start_notice(err, lines, words))
         return 1
     except (TimeoutError, OSError, StartupProblem) as err:
         _LOGGER.error("Start-up failed: %s", err)  # noqa: TRY400 - the message is the diagnosis
         await app.stop()
-        await say_startup_problem(app.notifications, start_notice(err, [f"Start-up failed: {err}"]))
+        words = await notice_words(app.notifications)
+        notice = start_notice(err, [f"Start-up failed: {err}"], words)
+        await say_startup_problem(app.notifications, notice)
         return 1
     await app.notifications.dismiss(STARTUP_NOTICE)  # a problem of an earlier start is gone
     await stop.wait()
@@ -252,15 +266,19 @@ def instance_in(options: Path) -> str | None:
 
 
 async def tell_home_assistant(
-    environ: Mapping[str, str], notice: Notice, instance: str | None = None
+    environ: Mapping[str, str],
+    notice: Callable[[NoticeWords], Notice],
+    instance: str | None = None,
 ) -> None:
-    """Raise `notice` in HA before the app stops, when HA's address and a token are known
-    (under the Supervisor they always are). `instance` is the option's, when it was read."""
+    """Raise `notice` (in HA's language) in HA before the app stops, when HA's address and a
+    token are known (under the Supervisor they always are). `instance` is the option's,
+    when it was read."""
     try:
         endpoint = HaEndpoint.from_environment(environ)
     except ValueError:
         return  # nowhere to say it: the log has it
-    await say_startup_problem(Notifications(endpoint, instance or DEFAULT_INSTANCE), notice)
+    notifications = Notifications(endpoint, instance or DEFAULT_INSTANCE)
+    await say_startup_problem(notifications, notice(await notice_words(notifications)))
 
 
 _LEVELS = {

@@ -5,7 +5,8 @@ HA lets a program outside it raise exactly one kind of message: a persistent not
 see docs/decisions.md, D72). The app uses it for what a household must see before any
 integration entry exists: the first model download, and a start-up problem that stops the
 app. HA shows these notifications to every signed-in user, so they say what happened and
-what to fix, never a code, a secret or a person's request. A start-up problem is also
+what to fix, never a code, a secret or a person's request; in HA's own language where the
+app has its words (`language`, then the app's `notices` phrases). A start-up problem is also
 fired as an event (`fire`), which the integration, once set up, raises as a repair issue
 for admins only, taking the notification away (D85).
 
@@ -52,6 +53,16 @@ class Notifications:
         self._endpoint = endpoint
         self.instance = instance
         self._session = session
+        self._language: str | None = None
+
+    async def language(self) -> str:
+        """HA's own language (its general settings), for the notices' words; English when
+        HA cannot say. Asked once: a notice is raised at most a few times a start."""
+        if self._language is None:
+            config = await self._get("config", "its settings")
+            language = config.get("language") if isinstance(config, dict) else None
+            self._language = language if isinstance(language, str) and language else "en"
+        return self._language
 
     def notification_id(self, key: str) -> str:
         return f"botpsy_{self.instance}_{key}"
@@ -79,6 +90,26 @@ class Notifications:
     async def _call(self, service: str, data: dict[str, str]) -> bool:
         what = f"the notification {data['notification_id']}"
         return await self._post(f"services/persistent_notification/{service}", data, what)
+
+    async def _get(self, path: str, what: str) -> object:
+        """HA's JSON answer at `path`; None when it cannot be had (logged)."""
+        url = f"{self._endpoint.rest_url}/{path}"
+        headers = {"Authorization": f"Bearer {self._endpoint.token}"}
+        try:
+            async with (
+                self._session() as session,
+                session.get(
+                    url, headers=headers, timeout=aiohttp.ClientTimeout(total=TIMEOUT_S)
+                ) as response,
+            ):
+                if response.status == 200:
+                    return await response.json()
+                _LOGGER.warning("Home Assistant refused %s: HTTP %d", what, response.status)
+        except (aiohttp.ClientError, TimeoutError, ValueError) as err:
+            _LOGGER.warning(
+                "Could not read %s from Home Assistant: %s", what, str(err) or type(err).__name__
+            )
+        return None
 
     async def _post(self, path: str, data: Mapping[str, str], what: str) -> bool:
         url = f"{self._endpoint.rest_url}/{path}"
