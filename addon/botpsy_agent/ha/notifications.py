@@ -93,42 +93,33 @@ class Notifications:
 
     async def _get(self, path: str, what: str) -> object:
         """HA's JSON answer at `path`; None when it cannot be had (logged)."""
-        url = f"{self._endpoint.rest_url}/{path}"
-        headers = {"Authorization": f"Bearer {self._endpoint.token}"}
-        try:
-            async with (
-                self._session() as session,
-                session.get(
-                    url, headers=headers, timeout=aiohttp.ClientTimeout(total=TIMEOUT_S)
-                ) as response,
-            ):
-                if response.status == 200:
-                    return await response.json()
-                _LOGGER.warning("Home Assistant refused %s: HTTP %d", what, response.status)
-        except (aiohttp.ClientError, TimeoutError, ValueError) as err:
-            _LOGGER.warning(
-                "Could not read %s from Home Assistant: %s", what, str(err) or type(err).__name__
-            )
-        return None
+        return (await self._request("GET", path, what))[1]
 
     async def _post(self, path: str, data: Mapping[str, str], what: str) -> bool:
+        return (await self._request("POST", path, what, data))[0]
+
+    async def _request(
+        self, method: str, path: str, what: str, data: Mapping[str, str] | None = None
+    ) -> tuple[bool, object]:
+        """Whether HA took the request, and what it answered (read for a GET only)."""
         url = f"{self._endpoint.rest_url}/{path}"
         headers = {"Authorization": f"Bearer {self._endpoint.token}"}
         try:
             async with (
                 self._session() as session,
-                session.post(
+                session.request(
+                    method,
                     url,
-                    json=dict(data),
+                    json=None if data is None else dict(data),
                     headers=headers,
                     timeout=aiohttp.ClientTimeout(total=TIMEOUT_S),
                 ) as response,
             ):
                 if response.status == 200:
-                    return True
+                    return True, await response.json() if method == "GET" else None
                 _LOGGER.warning("Home Assistant refused %s: HTTP %d", what, response.status)
-        except (aiohttp.ClientError, TimeoutError) as err:
+        except (aiohttp.ClientError, TimeoutError, ValueError) as err:
             _LOGGER.warning(
                 "Could not reach Home Assistant for %s: %s", what, str(err) or type(err).__name__
             )
-        return False
+        return False, None
