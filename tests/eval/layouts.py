@@ -488,6 +488,10 @@ HOUSE = Layout(
     },
     extra_yaml=_HOUSE_YAML,
     extras=_HOUSE_EXTRAS,
+    skipped={
+        # Its words are right in the house: turning the washing machine on is what is asked.
+        "no-device-1": "asks for a washing machine, which the house has",
+    },
     demo_no_tool=False,
     own_no_tool=FOLDER / "no_tool_house.yaml",
 )
