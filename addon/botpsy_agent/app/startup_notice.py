@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import errno
 from typing import Any
 
-from botpsy_agent.agent.speech import Phrasebook
+from botpsy_agent.agent import Phrasebook
 from botpsy_agent.contract import STARTUP_PROBLEM_EVENT, StartupReport
 from botpsy_agent.ha import Notice, Notifications
 
