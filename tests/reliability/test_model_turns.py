@@ -10,12 +10,13 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from botpsy_agent.app.runtime import RuntimeConfig
 from botpsy_agent.app.startup import SNAPSHOT_FOLDER
+from botpsy_agent.llm.engine import PrefixSource
 from devkit.mosquitto import MosquittoBroker
 from tests.ha_bridge import wait_until
 from tests.ha_home import HaHome
@@ -81,7 +82,7 @@ def assert_consistent(timings: dict[str, Any]) -> None:
         assert step["sampled_tokens"] + step["forced_tokens"] > 0, step
         assert step["sampled_tokens"] <= step["decode_steps"] + 1, step
         assert step["ms_per_token"] > 0, step
-        assert step["prefix_source"] in {"snapshot", "extended", "shared", "resumed", "fresh"}
+        assert step["prefix_source"] in get_args(PrefixSource.__value__)
 
 
 async def test_a_model_turn_says_where_its_time_went(

@@ -21,6 +21,8 @@ from botpsy_agent.contract import STARTUP_PROBLEM_EVENT, StartupReport
 from botpsy_agent.ha import Notice, Notifications
 
 STARTUP_NOTICE = "startup"
+_PHRASES = Phrasebook()
+"""One phrasebook for every notice: it reads its catalogues once, at the first one."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class NoticeWords:
     English where that language has none."""
 
     language: str
-    phrases: Phrasebook = field(default_factory=Phrasebook)
+    phrases: Phrasebook = field(default_factory=lambda: _PHRASES)
 
     def __call__(self, key: str, **values: Any) -> str:
         return self.phrases.say(self.language, f"notices.{key}", **values)

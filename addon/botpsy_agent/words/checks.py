@@ -31,7 +31,7 @@ from typing import Any
 
 from botpsy_agent.home import Entity, EntityState, Home, ResolutionError, resolve_targets
 from botpsy_agent.words.cover_ways import OPEN, cover_way_of, said_cover_way
-from botpsy_agent.words.phrasing import join_particles
+from botpsy_agent.words.phrasing import join_particles, phrase_matcher
 from botpsy_agent.words.spoken_time import SpokenTime, days_ahead, find_spoken_times, say_when
 from tool_schemas.base import MappingContext, Tool
 from tool_schemas.calendar import CheckFreeBusy, CreateEvent, ListEvents, UpdateEvent
@@ -547,17 +547,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
     },
 }
 
-_WORD_BOUNDED = frozenset({"en", "id"})
-
-
-def _matcher(language: str, words: Mapping[str, tuple[Quantity, int]]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    if language in _WORD_BOUNDED:
-        return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
-    return re.compile(alternatives)
-
-
-_MATCHERS = {language: _matcher(language, words) for language, words in DIRECTION_WORDS.items()}
+_MATCHERS = {
+    language: phrase_matcher(language, words) for language, words in DIRECTION_WORDS.items()
+}
 
 
 def said_directions(text: str, language: str) -> dict[Quantity, int]:
@@ -670,6 +662,8 @@ SMALL_LIMITS: Mapping[Quantity, float] = {
     Quantity.TEMPERATURE: 3,
 }
 """The most a "small" change may move each quantity (%, or degrees)."""
+
+_SMALL_MATCHERS = {language: phrase_matcher(language, w) for language, w in SMALL_WORDS.items()}
 _DEGREES = re.compile(
     r"(?<!\w)(\d+|a|one|two|three)\s*(?:more\s+|less\s+)?(?:degrees?|°|도|derajat)"
 )
@@ -722,16 +716,10 @@ def _said_size(text: str, language: str, quantity: Quantity) -> tuple[float | No
             said = degrees.group(1)
             step = float(_DEGREE_WORDS.get(said, 0) or said)
             return step + 0.5, step
-    small = SMALL_WORDS.get(base, ())
-    if quantity not in SMALL_LIMITS or not any(_says(folded, w, base) for w in small):
+    small = _SMALL_MATCHERS.get(base)
+    if quantity not in SMALL_LIMITS or small is None or small.search(folded) is None:
         return None, None
     return SMALL_LIMITS[quantity], None
-
-
-def _says(text: str, phrase: str, language: str) -> bool:
-    if language in _WORD_BOUNDED:
-        return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
-    return phrase in text
 
 
 def _amount(call: Tool, target: Entity, home: Home) -> float | None:  # noqa: PLR0911 - a table

@@ -11,8 +11,8 @@ own: "terbuka"), as substrings in ko (whose endings attach: "열어" open!, "열
 from __future__ import annotations
 
 from collections.abc import Mapping
-import re
 
+from botpsy_agent.words.phrasing import phrase_matcher
 from tool_schemas.base import Tool
 from tool_schemas.devices import ControlCover
 
@@ -44,19 +44,8 @@ COVER_WAYS: Mapping[str, Mapping[str, int]] = {
     "id": {"buka": OPEN, "bukakan": OPEN, "tutup": CLOSED, "tutupkan": CLOSED},
 }
 
-_WORD_BOUNDED = frozenset({"en", "id"})
 _ASKS_HOW_IT_IS = ("is ", "are ", "was ", "were ")
-
-
-def _matcher(language: str) -> re.Pattern[str]:
-    words = sorted(COVER_WAYS[language], key=len, reverse=True)  # the longer phrase wins
-    alternatives = "|".join(re.escape(w) for w in words)
-    if language in _WORD_BOUNDED:
-        return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
-    return re.compile(alternatives)
-
-
-_MATCHERS = {language: _matcher(language) for language in COVER_WAYS}
+_MATCHERS = {language: phrase_matcher(language, ways) for language, ways in COVER_WAYS.items()}
 
 
 def said_cover_way(text: str, language: str) -> int | None:

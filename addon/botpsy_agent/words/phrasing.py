@@ -1,4 +1,4 @@
-"""Word order that the word lists cannot see: a particle split from its verb.
+"""How the word lists read a request: a particle split from its verb, and one matcher.
 
 "turn the kids speaker down a bit" says "turn down" as much as "turn down the kids speaker"
 does, but a phrase list matches only the second. Joining the particle back to its verb
@@ -7,8 +7,12 @@ lets every list (kinds, directions) read both orders.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 import re
+
+_WORD_BOUNDED = frozenset({"en", "id"})
+"""Languages whose phrases match whole words; elsewhere (ko) as substrings, since particles
+and endings attach to the word."""
 
 SPLIT_PARTICLES: Mapping[str, re.Pattern[str]] = {
     "en": re.compile(r"\b(turn)\s+((?:(?!up\b|down\b)[\w'-]+\s+){1,4}?)(up|down)\b", re.I),
@@ -22,3 +26,12 @@ def join_particles(text: str, language: str) -> str:
     if pattern is None:
         return text
     return pattern.sub(lambda m: f"{m.group(1)} {m.group(3)} {m.group(2).strip()}", text)
+
+
+def phrase_matcher(language: str, phrases: Iterable[str]) -> re.Pattern[str]:
+    """Finds the phrases in a folded request; where they overlap, the longer one wins ("not
+    bright enough" over "bright", "stay open" over "open")."""
+    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    if language in _WORD_BOUNDED:
+        return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    return re.compile(alternatives)
