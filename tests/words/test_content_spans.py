@@ -22,8 +22,10 @@ from botpsy_agent.words.content import (
     list_item,
     message_body,
     separate_items,
+    spans_of_content,
     with_request_content,
 )
+from botpsy_agent.words.grounding import Request
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
 from tests.ha_bridge import HaBridge
 from tool_schemas.catalog import parse_tool_call
@@ -282,3 +284,65 @@ async def test_what_is_needed_is_added_once_in_the_requests_words(
     assert answer.status is Status.DONE, answer
     added = [item for item in await todo_items(hass) if item not in before]
     assert added == ["coffee beans"], added
+
+
+# --- content grounds nothing but its own call ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        ("let Sam know that breakfast is on the table", ("breakfast is on the table",)),
+        ("tell Sam to switch off the porch light", ("switch off the porch light",)),
+        ("remind me at 9 to turn off the heater", ("turn off the heater",)),
+        ("add lamp oil to the shopping list", ("lamp oil",)),
+        ("turn on the kitchen light", ()),
+        # Nobody the home can message is said: no body, so nothing is set apart.
+        ("tell the lamp to turn on", ()),
+    ],
+)
+def test_the_spans_that_are_content(text: str, spans: tuple[str, ...]) -> None:
+    assert spans_of_content(text, ("Sam's phone",)) == spans
+
+
+def test_a_request_without_its_content_keeps_the_rest_as_said() -> None:
+    text = "Open the bedroom blinds, then let Sam know that breakfast is on the table"
+    words = Request(text, "en", content=spans_of_content(text, ("Sam",)))
+    assert words.outside_content.text == "Open the bedroom blinds, then let Sam know that"
+    assert Request(text, "en").outside_content.text == text
+
+
+async def test_a_device_said_only_in_a_message_is_not_switched(ha_bridge: HaBridge) -> None:
+    """ "tell Daniel to switch off the fairy lights" asks for a message: a model that also
+    switches them off acts unasked (the words that name it are what Daniel is to read). The
+    old check found "switch off" and "fairy lights" in the request and ran it."""
+    recipient = ha_bridge.home.phones["Daniel's phone"]
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [
+                call(
+                    "send_message",
+                    recipient=recipient.recipient,
+                    message="switch off the fairy lights",
+                ),
+                call("turn_off", entity_id=["switch.decorative_lights"]),
+            ]
+        return "Done."
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    assert ha_bridge.index.home.state_of("switch.decorative_lights").state == "on"
+    response = await agent.handle(
+        ask("tell Daniel to switch off the fairy lights", admin(ha_bridge))
+    )
+    assert [m.get("message") for m in recipient.received] == ["switch off the fairy lights"]
+    assert ha_bridge.index.home.state_of("switch.decorative_lights").state == "on"
+    switched = next(a for a in response.actions if a.tool == "turn_off")
+    assert switched.error is not None and switched.error.code == "not_asked", response
+    assert response.status is Status.DONE, response
+    # Said outside the message, the same switch is asked for and switched.
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    await agent.handle(
+        ask("switch off the fairy lights and tell Daniel to switch them on", admin(ha_bridge))
+    )
+    assert ha_bridge.index.home.state_of("switch.decorative_lights").state == "off"

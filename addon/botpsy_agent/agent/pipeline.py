@@ -18,6 +18,7 @@ import time
 from typing import Any, Protocol
 
 from botpsy_agent.agent.conversation import Conversation, ConversationStore, PendingConfirmation
+from botpsy_agent.agent.narrow_moves import recipient_names
 from botpsy_agent.agent.prepare import calendar_words, listed_events, named_events
 from botpsy_agent.agent.protocol import (
     ActionReport,
@@ -64,6 +65,7 @@ from botpsy_agent.words import (
     check_call,
     corrected_call,
     grounding,
+    spans_of_content,
     unknown_device,
     unknown_reading,
     with_request_content,
@@ -113,13 +115,22 @@ class Job:
         """The request's words (or `text`, a part of them) and this conversation's
         referents, for grounding."""
         request = self.request
+        text = request.text if text is None else text
         return grounding.Request(
-            request.text if text is None else text,
+            text,
             request.language,
             frozenset(self.conversation.last_targets),
             frozenset(self.conversation.last_tools),
             request.area_id,
+            content=self._content_of(text),
         )
+
+    def _content_of(self, text: str) -> tuple[str, ...]:
+        """What a message, reminder or list item says in `text` (English shapes only)."""
+        if not self.language.lower().startswith("en"):
+            return ()
+        recipients = recipient_names(self.home, self.home.by_domain.get("notify", ()))
+        return spans_of_content(text, recipients)
 
 
 ENDS_TURN = frozenset({Status.NEEDS_CONFIRMATION, Status.NEEDS_CLARIFICATION, Status.REFUSED})

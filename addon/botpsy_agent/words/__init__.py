@@ -10,8 +10,10 @@ from botpsy_agent.words.content import (
     items_left_out,
     list_item,
     message_body,
+    reminder_of,
     separate_items,
     settled_content,
+    spans_of_content,
     with_request_content,
 )
 from botpsy_agent.words.grounding import PREPARED_BY, Request
@@ -52,6 +54,7 @@ __all__ = [
     "items_left_out",
     "list_item",
     "message_body",
+    "reminder_of",
     "said_parts",
     "said_values",
     "say_clock",
@@ -60,6 +63,7 @@ __all__ = [
     "says_value",
     "separate_items",
     "settled_content",
+    "spans_of_content",
     "unknown_device",
     "unknown_reading",
     "with_request_content",

@@ -184,6 +184,35 @@ def settled_content(
     return field, span
 
 
+def spans_of_content(text: str, recipient_names: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The stretches of the request that are what a message says, what a reminder is for, or
+    what goes on a list: data for that call, never words that ask for another ("let Sam
+    know the porch light is on" asks for no light). Only the plain shapes `message_body`,
+    `list_item`, `needed_items` and a reminder's "to …" read; English."""
+    spans = (
+        message_body(text, recipient_names),
+        list_item(text),
+        needed_items(text),
+        reminder_of(text),
+    )
+    return tuple(span for span in spans if span)
+
+
+def reminder_of(text: str) -> str | None:
+    """ "remind me at 9 to turn off the heater" -> "turn off the heater": what to be
+    reminded of, as said (times included); None without that shape."""
+    reminder = _REMINDER.search(_folded(text))
+    return reminder.group("what") if reminder is not None else None
+
+
+def without_spans(text: str, spans: tuple[str, ...]) -> str:
+    """The text with each span taken out, whatever its case and spacing."""
+    for span in spans:
+        pattern = r"\s+".join(re.escape(word) for word in span.split())
+        text = re.sub(pattern, " ", text, flags=re.IGNORECASE)
+    return " ".join(text.split())
+
+
 def needed_items(text: str) -> str | None:
     """ "we need eggs and flour, can you note that on the shopping list" -> "eggs and flour":
     what is needed, which "that" points back to (dev: todo-note-two)."""

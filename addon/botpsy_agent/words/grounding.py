@@ -32,7 +32,7 @@ Cost: a few regular-expression searches per target, well under a millisecond for
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from functools import cached_property, lru_cache
@@ -41,6 +41,7 @@ import re
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
 from botpsy_agent.words import heating, negation
 from botpsy_agent.words.checks import WHEN_WORDS
+from botpsy_agent.words.content import without_spans
 from botpsy_agent.words.cover_ways import said_cover_way
 from botpsy_agent.words.grounding_words import (
     DOMAINS,
@@ -62,9 +63,15 @@ from botpsy_agent.words.grounding_words import (
 from botpsy_agent.words.phrasing import join_particles
 from botpsy_agent.words.spoken_time import find_spoken_times
 from tool_schemas.base import Access, Tool
-from tool_schemas.calendar import DeleteEvent, UpdateEvent
+from tool_schemas.calendar import CreateEvent, DeleteEvent, UpdateEvent
 from tool_schemas.devices import ControlCover, TurnOn
-from tool_schemas.messaging import CompleteTodoItem, RemoveTodoItem
+from tool_schemas.messaging import (
+    AddTodoItem,
+    CompleteTodoItem,
+    CreateNotification,
+    RemoveTodoItem,
+    SendMessage,
+)
 
 READ_KINDS = ("list_events", "check_free_busy")
 """Tools whose kind words name what a read reads (the others' words name actions)."""
@@ -82,6 +89,8 @@ given a second step for "actually, switch it back off", as if the back door were
 and toggled the heater back on (dev followup-heater-off-again)."""
 DEVICE_WORDS = frozenset(w for table in DOMAINS.values() for ws in table.values() for w in ws)
 SPACELESS_LANGUAGES = frozenset({"ko", "ja", "zh"})
+CARRIES_CONTENT = (SendMessage, CreateNotification, AddTodoItem, CreateEvent)
+"""Calls whose content is a stretch of the request (`Request.content`)."""
 
 
 class Verdict(StrEnum):
@@ -110,6 +119,18 @@ class Request:
     referent_tools: frozenset[str] = frozenset()
     """Tools this conversation last used ("and in the hall too")."""
     speaker_area: str | None = None
+    content: tuple[str, ...] = ()
+    """Stretches of the text that are what a message says, a reminder is for or a list gets
+    (`content.spans_of_content`): they ground only the call that carries them."""
+
+    @cached_property
+    def outside_content(self) -> Request:
+        """The request without its content: what asks for a device's action ("let Sam know
+        the porch light is on" asks for a message, and no light)."""
+        if not self.content:
+            return self
+        text = without_spans(self.text, self.content)
+        return replace(self, text=text, content=())
 
     @property
     def base_language(self) -> str:
@@ -207,24 +228,41 @@ def check(
         return Verdict.GROUNDED if about_home else Verdict.NO_HOME_INTENT
     if borrows_verb(resolved, request, home):
         return Verdict.BORROWED
-    language = request.word_language
-    kind = (
+    said = request if isinstance(call, CARRIES_CONTENT) else request.outside_content
+    kind, targets = _kind_said(resolved, said), _targets_said(resolved, said, home, events_named)
+    asks_to_know = request.is_question
+    if (kind and targets and not asks_to_know) or _heaters_switched_on(resolved, said, home):
+        return Verdict.GROUNDED
+    if not has_home_intent(request, home):
+        return Verdict.NO_HOME_INTENT
+    # Asked for only inside a message, a reminder or a list item: data, not a request.
+    in_content = (
+        said is not request
+        and _kind_said(resolved, request)
+        and _targets_said(resolved, request, home, events_named)
+    )
+    if asks_to_know or not (kind or targets) or in_content:
+        return Verdict.UNRELATED
+    return Verdict.ASK
+
+
+def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
+    call, language = resolved.call, request.word_language
+    return (
         request.says_any(KINDS[language].get(call.name, ()))
         or (call.name in request.referent_tools and request.points_back)
         # "should not stay open" asks to close, though its only verb is negated
         or (isinstance(call, ControlCover) and said_cover_way(request.text, language) is not None)
     )
-    targets = _event_named(resolved.call, events_named) or all(
+
+
+def _targets_said(
+    resolved: ResolvedCall, request: Request, home: Home, events_named: frozenset[str]
+) -> bool:
+    language = request.word_language
+    return _event_named(resolved.call, events_named) or all(
         _target_named(e, resolved, request, home, language) for e in resolved.targets
     )
-    asks_to_know = request.is_question
-    if (kind and targets and not asks_to_know) or _heaters_switched_on(resolved, request, home):
-        return Verdict.GROUNDED
-    if not has_home_intent(request, home):
-        return Verdict.NO_HOME_INTENT
-    if asks_to_know or not (kind or targets):
-        return Verdict.UNRELATED
-    return Verdict.ASK
 
 
 def _heaters_switched_on(resolved: ResolvedCall, request: Request, home: Home) -> bool:
