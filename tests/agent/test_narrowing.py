@@ -18,7 +18,7 @@ from botpsy_agent.llm.model_info import ToolFormat
 from botpsy_agent.llm.parse import parse_output
 from botpsy_agent.llm.planning import Offer
 from botpsy_agent.policy import scope
-from botpsy_agent.words import grounding
+from botpsy_agent.words import grounding, spans_of_content
 from devkit.homes import family_home
 from tests.policy.policies import admin, family_policy
 
@@ -525,3 +525,28 @@ def test_opening_a_door_that_is_a_lock_is_a_lock_action() -> None:
     # Dev probe-model-unlock: "open the front door for me" named no lock action at all.
     tools = _narrowed("please let me in, open the front door for me")
     assert _enum(tools["control_lock"], "entity_id") == ["lock.front_door"]
+
+
+def test_what_a_message_says_offers_no_action_of_its_own() -> None:
+    # Dev message-asks-someone-else: both real models opened the blinds and sent nothing.
+    text = "tell Anna to open the kids room blinds when she gets up"
+    words = grounding.Request(text, "en", content=spans_of_content(text, ("Anna's phone",)))
+    tools = _narrowed(text, content=words.content)
+    assert "send_message" in tools and "control_cover" not in tools
+    # Said outside the message, the blinds are asked for.
+    text = "open the kids room blinds and tell Anna breakfast is ready"
+    words = grounding.Request(text, "en", content=spans_of_content(text, ("Anna's phone",)))
+    assert {"send_message", "control_cover"} <= set(_narrowed(text, content=words.content))
+
+
+def test_a_reminder_for_me_is_an_event_that_leaves_no_room_for_no_tool_fits() -> None:
+    # Dev calendar-reminder-names-a-device: the real 0.5B sent Sam the reminder, and once
+    # offered only the calendar, said that no tool fits.
+    text = "remind me tomorrow at 7 am to switch on the coffee machine"
+    words = grounding.Request(text, "en", content=spans_of_content(text))
+    tools = _narrowed(text, content=words.content)
+    assert "create_event" in tools
+    assert not {"send_message", "turn_on", "update_event", "no_tool_fits"} & set(tools)
+    # Without a time it is not settled: the model may still say nothing fits.
+    assert "no_tool_fits" in _narrowed("remind me to switch on the coffee machine")
+    assert "send_message" in _narrowed("remind Anna to switch on the coffee machine")

@@ -58,9 +58,11 @@ from botpsy_agent.words import (
     EVERYONE,
     KINDS,
     SaidValues,
+    find_spoken_times,
     grounding,
     list_item,
     message_body,
+    reminder_of,
     said_values,
     settled_content,
 )
@@ -95,8 +97,10 @@ def narrowed_schemas(
     `last_settings`: the arguments this conversation last ran each tool with, which a
     request pointing back may repeat ("the same in the kids room")."""
     actions = {s["name"] for s in offer.schemas if s.get("access") == Access.CONTROL.value}
-    kinds = grounding.asked_kinds(words, actions)
-    named = grounding.named_entities(words, home)
+    # What a message, reminder or list item says asks for no action of its own: "tell Sam
+    # to open the bedroom blinds" offers a message, not the blinds (dev message-asks-*).
+    kinds = grounding.asked_kinds(words.outside_content, actions)
+    named = grounding.named_entities(words.outside_content, home)
     values = said_values(words, now)
     chosen = _actions(
         offer,
@@ -130,7 +134,10 @@ def narrowed_schemas(
             if (asking := asking_only(schema, asked)) is not None:
                 narrowed.append(_bounded(asking))
         elif name == "no_tool_fits":
-            if not _message_settled(chosen, left_out, words, home):
+            if not (
+                _message_settled(chosen, left_out, words, home)
+                or _reminder_settled(chosen, left_out, words, now)
+            ):
                 narrowed.append(without_reason(schema))
         else:  # a read: "is the living room tv on" reads the TV, not the lamp
             narrowed.append(_bounded(_named_only(schema, named)))
@@ -228,6 +235,25 @@ def _message_settled(
     if len(recipients) != 1 or not action.names_target:
         return False
     return message_body(words.text, recipient_names(home, recipients)) is not None
+
+
+def _reminder_settled(
+    chosen: Mapping[str, _Action],
+    left_out: set[str],
+    words: grounding.Request,
+    now: datetime | None,
+) -> bool:
+    """Does the request settle a reminder by itself: "remind me <when> to <what>", one
+    calendar to put it on, and a time said? Then a tool fits: the real 0.5B said no tool
+    fits to "remind me tomorrow at 7 to switch on the coffee machine" (dev
+    calendar-reminder-names-a-device)."""
+    action = chosen.get("create_event")
+    if action is None or "create_event" in left_out or now is None:
+        return False
+    if len(enum_of(properties(action.schema).get("calendar_id")) or []) != 1:
+        return False
+    spoken = find_spoken_times(words.text, now, words.language)
+    return reminder_of(words.text) is not None and bool(spoken)
 
 
 def _no_item_to_add(chosen: Mapping[str, _Action], words: grounding.Request) -> set[str]:

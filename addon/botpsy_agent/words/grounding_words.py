@@ -326,7 +326,11 @@ DOMAINS: WordTable = {
         "lock": ("lock", "door", "deadbolt"),
         "vacuum": ("vacuum", "robot", "hoover"),
         "humidifier": ("humidifier", "humidity", "dehumidifier"),
-        "calendar": ("calendar", "schedule", "agenda", "appointment", "meeting", "event"),
+        "calendar": (
+            *("calendar", "schedule", "agenda", "appointment", "meeting", "event"),
+            # a reminder for me is an entry on the calendar (dev calendar-reminder-*)
+            *("reminder", "remind me", "remind us"),
+        ),
         "todo": ("list", "shopping", "todo", "to-do", "to do", "groceries"),
         "notify": ("phone", "message", "text"),
         "scene": ("scene",),
@@ -376,9 +380,16 @@ EVERYWHERE: Mapping[str, tuple[str, ...]] = {
 }
 
 NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    "en": {"toggle": ("switch on", "switch off")},
+    "en": {
+        "toggle": ("switch on", "switch off"),
+        "send_message": ("remind me", "remind us"),
+        "update_event": ("remind me", "remind us"),
+    },
 }
-"""A kind's word that, in these phrases, names another kind: "switch on" is no toggle."""
+"""A kind's word that, in these phrases, names another kind: "switch on" is no toggle;
+"remind me" asks for a new entry on the calendar, not a message to someone nor a change to
+an event (dev calendar-reminder-names-a-device: the 0.5B sent Sam the reminder, and once
+offered the month's events, gave up)."""
 
 REFERRING: Mapping[str, tuple[str, ...]] = {
     "en": ("it", "them", "that", "those", "this", "these", "there", "again", "too", "same"),
