@@ -453,11 +453,21 @@ def judge_claims(
             judgement.false_claims.append(f"turn {number}: {said!r}, but HA received no call")
             continue
         touched = {e for c in received for e in c.entity_ids} | changed
-        for name, entity_ids in mentioned(said, names).items():
+        for name, entity_ids in mentioned(unquoted(said), names).items():
             if not entity_ids & touched:
                 judgement.false_claims.append(
                     f"turn {number}: {said!r} names {name}, which HA did not change"
                 )
+
+
+QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"")
+
+
+def unquoted(speech: str) -> str:
+    """The speech without what it quotes: a message sent or an event's title ("Sent “the
+    counter lights are still on” to Anna") is what was written, and claims no deed on the
+    device it names."""
+    return QUOTED.sub(" ", speech)
 
 
 def _names(states: Mapping[str, Mapping[str, Any]]) -> dict[str, set[str]]:

@@ -201,6 +201,21 @@ def test_speech_claims_are_read_against_what_ha_received() -> None:
     ).false_claims
 
 
+def test_a_device_named_in_what_was_quoted_is_no_claim() -> None:
+    """ "Sent “the hall light is still on” to Anna phone." quotes the message: it claims
+    nothing of the hall light (dev message-names-a-device). Said outside quotes, it does."""
+    to_anna = HaCall("notify", "mobile_app_anna_phone", data={"message": "the hall light is on"})
+    readings = Readings(NOW, home(HALL_OFF), home(HALL_OFF), calls=[to_anna])
+    sent = executed("send_message", "notify.mobile_app_anna_phone")
+    quoted = answer("Sent “the hall light is still on” to Anna phone.", sent)
+    assert not judge(MESSAGE, [quoted], readings).false_claims
+    claimed = answer("Turned on Hall light and sent “dinner is ready” to Anna phone.", sent)
+    assert judge(MESSAGE, [claimed], readings).false_claims == [
+        "turn 1: 'Turned on Hall light and sent “dinner is ready” to Anna phone.' names "
+        "Hall light, which HA did not change"
+    ]
+
+
 def test_the_calendar_judged_by_its_events() -> None:
     moved = parse_case(
         {
