@@ -10,22 +10,20 @@ import asyncio
 from collections.abc import Callable
 import itertools
 import json
-import threading
-import time
 from typing import Any
 import uuid
 
-import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
-
 from botpsy_agent.contract import sign
-from botpsy_agent.mqtt.connection import send_at_once
+from botpsy_agent.mqtt import BrokerSettings, MqttConnection, Received
 
 WARM_UP_RETRY_S = 5.0
 """How often a request answered `warming_up` is asked again."""
 
 
 class AgentClient:
+    """The app's own broker connection (paho driven by this event loop, as HA's MQTT
+    integration drives it), subscribed to one reply topic."""
+
     def __init__(self, host: str, port: int, instance: str, secret: str) -> None:
         self._secret = secret
         self._instance = instance
@@ -33,29 +31,26 @@ class AgentClient:
         self._ids = itertools.count(1)
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.last_arrival = 0.0
-        """When the last answer reached paho's thread (perf_counter): a bench's round trip
-        without the wait for its own event loop."""
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._subscribed = threading.Event()
-        self._client = mqtt.Client(
-            CallbackAPIVersion.VERSION2, client_id=f"demo-cli-{uuid.uuid4().hex[:6]}"
+        """When the last answer reached the client's network code (`time.monotonic`): a
+        bench's round trip without the wait for the rest of its event loop's turn."""
+        self._online = asyncio.Event()
+        self._connection = MqttConnection(
+            BrokerSettings(host, port),
+            f"demo-cli-{uuid.uuid4().hex[:6]}",
+            will=None,
+            subscriptions=[(self._reply_to, 1)],
+            on_connect=self._online.set,
+            on_message=self._on_message,
+            on_disconnect=self._online.clear,
         )
-        self._client.on_message = self._on_message
-        self._client.on_socket_open = send_at_once  # no ~40 ms wait for Nagle's algorithm
-        self._client.on_subscribe = lambda *args: self._subscribed.set()
-        self._host, self._port = host, port
 
     async def connect(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._client.connect(self._host, self._port)
-        self._client.loop_start()
-        self._client.subscribe(self._reply_to, qos=1)
-        await asyncio.to_thread(self._subscribed.wait, 10)
+        await self._connection.start()
+        async with asyncio.timeout(10):
+            await self._online.wait()
 
     async def close(self) -> None:
-        self._client.disconnect()
-        await asyncio.to_thread(self._client.loop_stop)
+        await self._connection.stop()
 
     async def ask_when_warm(
         self,
@@ -85,7 +80,6 @@ class AgentClient:
         timeout_s: float = 300.0,
         language: str = "en",
     ) -> dict[str, Any]:
-        assert self._loop is not None
         request_id = f"demo-{next(self._ids)}-{uuid.uuid4().hex[:6]}"
         document: dict[str, Any] = {
             "id": request_id,
@@ -98,24 +92,21 @@ class AgentClient:
             document["conversation_id"] = conversation_id
         if dry_run:
             document["dry_run"] = True
-        future: asyncio.Future[dict[str, Any]] = self._loop.create_future()
-        with self._lock:
-            self._waiting[request_id] = future
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = future
         payload = json.dumps(sign(document, self._secret))
-        self._client.publish(f"botpsy/{self._instance}/request", payload, qos=1)
+        self._connection.publish(f"botpsy/{self._instance}/request", payload, qos=1)
         try:
             return await asyncio.wait_for(future, timeout_s)
         finally:
-            with self._lock:
-                self._waiting.pop(request_id, None)
+            self._waiting.pop(request_id, None)
 
-    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self.last_arrival = time.perf_counter()
+    def _on_message(self, message: Received) -> None:
+        self.last_arrival = message.received
         try:
             answer = json.loads(message.payload)
         except json.JSONDecodeError:
             return
-        with self._lock:
-            future = self._waiting.get(str(answer.get("id")))
-        if future is not None and self._loop is not None:
-            self._loop.call_soon_threadsafe(lambda: future.done() or future.set_result(answer))
+        future = self._waiting.get(str(answer.get("id")))
+        if future is not None and not future.done():
+            future.set_result(answer)

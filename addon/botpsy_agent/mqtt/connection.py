@@ -1,11 +1,14 @@
-"""The broker connection: paho-mqtt 2 with its network loop in paho's own thread.
+"""The broker connection: paho-mqtt 2 driven by the asyncio loop itself.
 
-Everything paho reports (connected, message, disconnected, acknowledged) is handed to the
-asyncio loop with `call_soon_threadsafe`; the loop never waits on the network. Publishing
-from the loop only queues bytes for paho's thread. paho reconnects by itself with an
-exponential backoff; every (re)connect resubscribes and, once the broker confirms the
-subscriptions, tells the owner, which re-announces.
-QoS 1 messages published while the connection is down are kept and sent after reconnecting.
+paho reads and writes its socket when the loop says it can (`add_reader`/`add_writer`),
+so a request is handled, and its answer written to the socket, without waiting for
+another thread to wake and take the interpreter lock (issue 29: the hop to and from paho's
+own thread was a third of the fast path's whole answer). Only connecting runs in a
+worker thread (a DNS lookup, a TCP connect or a TLS handshake may block for seconds); the
+socket callbacks it fires are handed to the loop. The loop reconnects with an exponential
+backoff; every (re)connect resubscribes and, once the broker confirms the subscriptions,
+tells the owner, which re-announces. QoS 1 messages published while the connection is
+down are kept and sent after reconnecting.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ class MqttConnection:
         settings: BrokerSettings,
         client_id: str,
         *,
-        will: Will | Callable[[], Will],
+        will: Will | Callable[[], Will] | None,
         subscriptions: Sequence[tuple[str, int]],
         on_connect: Callable[[], None],
         on_message: Callable[[Received], None],
@@ -93,6 +96,13 @@ class MqttConnection:
         self._subscribe_mid: int | None = None
         self.connected = False
         self._failures = 0  # connection attempts failed since the last success
+        self._tasks: list[asyncio.Task[None]] = []
+        self._lost = asyncio.Event()
+        """Set when the connection ends (or a connect is refused): time to reconnect."""
+        self._connecting = False
+        """A connect is under way in a worker thread, which has the client meanwhile."""
+        self._fd: int | None = None
+        """The socket the loop watches for paho."""
         self.connections = 0
         """Successful connects so far (1 + reconnects)."""
 
@@ -109,7 +119,10 @@ class MqttConnection:
         client.connect_async(
             self.settings.host, self.settings.port, keepalive=self.settings.keepalive_s
         )
-        client.loop_start()
+        self._tasks = [
+            asyncio.create_task(self._stay_connected(client), name=f"mqtt {self.client_id}"),
+            asyncio.create_task(self._keep_alive(client), name=f"mqtt ping {self.client_id}"),
+        ]
         _LOGGER.info(
             "Connecting to MQTT broker %s:%d as %s (MQTT %s%s)",
             self.settings.host,
@@ -135,7 +148,9 @@ class MqttConnection:
         if correlation_data is not None and self.v5:
             properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
             properties.CorrelationData = correlation_data
-        return self._client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
+        info = self._client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
+        self._write()  # now, not on the loop's next turn
+        return info
 
     async def publish_and_wait(
         self, topic: str, payload: str | bytes, *, retain: bool = False
@@ -150,18 +165,140 @@ class MqttConnection:
             self._acks.pop(info.mid, None)
 
     async def stop(self) -> None:
-        """Disconnect cleanly (no last will) and end paho's thread."""
+        """Disconnect cleanly (no last will) and stop reconnecting."""
         client, self._client = self._client, None
         if client is None:
             return
-        client.disconnect()
-        await asyncio.to_thread(client.loop_stop)
+        client.disconnect()  # queues DISCONNECT; paho closes the socket once it is sent
+        self._write(client)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        self._forget_socket()
+        if (sock := client.socket()) is not None:  # DISCONNECT could not be sent whole
+            sock.close()
         self.connected = False
         for acked in self._acks.values():
             acked.cancel()
         self._acks.clear()
 
-    # --- paho's thread ----------------------------------------------------------------
+    # --- the socket, in the loop ------------------------------------------------------
+
+    async def _stay_connected(self, client: mqtt.Client) -> None:
+        """Connect, and after every loss or failed attempt wait and connect again, the
+        wait doubling from `reconnect_min_s` up to `reconnect_max_s` until a connection
+        is confirmed (what paho's own thread did)."""
+        settings = self.settings
+        first = True
+        while self._client is client:
+            if not first:
+                await asyncio.sleep(self._backoff_s())
+            first = False
+            self._lost.clear()
+            self._connecting = True
+            try:
+                # Blocking: name lookup, TCP connect, TLS handshake; never on the loop.
+                await asyncio.to_thread(client.reconnect)
+            except (OSError, ssl.SSLError, ValueError) as err:
+                self._connect_failed(err)
+                continue
+            finally:
+                self._connecting = False
+            if self._client is not client:  # stopped while connecting
+                client.disconnect()
+                self._write(client)
+                return
+            self._write(client)
+            await self._lost.wait()
+            _LOGGER.debug("MQTT connection to %s:%d ended", settings.host, settings.port)
+
+    def _backoff_s(self) -> float:
+        settings = self.settings
+        delay = settings.reconnect_min_s * 2 ** min(self._failures, 16)
+        return float(min(delay, settings.reconnect_max_s))
+
+    async def _keep_alive(self, client: mqtt.Client) -> None:
+        """paho's timers: pings within the keepalive, and a connection whose ping went
+        unanswered is closed (then `_stay_connected` reconnects)."""
+        while self._client is client:
+            await asyncio.sleep(1.0)
+            if not self._connecting:  # the worker thread has the client meanwhile
+                client.loop_misc()
+                self._write(client)
+
+    def _write(self, client: mqtt.Client | None = None) -> None:
+        """Hand paho's queued packets to the socket now; what does not fit is written when
+        the socket can take it (`add_writer`)."""
+        client = client or self._client
+        if client is not None and not self._connecting and client.want_write():
+            client.loop_write()
+
+    def _readable(self, client: mqtt.Client, sock: Any) -> None:
+        client.loop_read()
+        # TLS keeps decrypted bytes the selector cannot see: read them now.
+        while isinstance(sock, ssl.SSLSocket) and sock.fileno() >= 0 and sock.pending():
+            if client.loop_read() != mqtt.MQTT_ERR_SUCCESS:
+                break
+        self._write(client)  # acknowledgements (PUBACK) go out at once
+
+    def _in_loop(self, callback: Callable[..., None], *args: Any) -> None:
+        """Run `callback` in the loop: now when called from it, else handed over (the
+        socket callbacks of a connect in progress run in its worker thread)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        if _running_loop() is loop:
+            callback(*args)
+            return
+        try:
+            loop.call_soon_threadsafe(callback, *args)
+        except RuntimeError:  # the loop closed between the check and the call
+            return
+
+    def _paho_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+        send_at_once(client, userdata, sock)
+        self._in_loop(self._watch_socket, client, sock)
+
+    def _watch_socket(self, client: mqtt.Client, sock: Any) -> None:
+        loop = self._loop
+        if loop is None or sock.fileno() < 0:
+            return
+        if self._client is not client:  # a connect that finished after `stop()`
+            sock.close()
+            return
+        self._forget_socket()
+        self._fd = sock.fileno()
+        loop.add_reader(self._fd, self._readable, client, sock)
+
+    def _paho_socket_close(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+        self._in_loop(self._forget_socket, sock.fileno())
+
+    def _forget_socket(self, fd: int | None = None) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed() or self._fd is None:
+            return
+        if fd is not None and fd != self._fd:
+            return  # an older socket's close, after the new one was watched
+        loop.remove_reader(self._fd)
+        loop.remove_writer(self._fd)
+        self._fd = None
+
+    def _paho_register_write(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+        self._in_loop(self._watch_writable, client, sock.fileno())
+
+    def _watch_writable(self, client: mqtt.Client, fd: int) -> None:
+        if self._loop is not None and fd == self._fd:
+            self._loop.add_writer(fd, client.loop_write)
+
+    def _paho_unregister_write(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+        self._in_loop(self._unwatch_writable, sock.fileno())
+
+    def _unwatch_writable(self, fd: int) -> None:
+        if self._loop is not None and fd == self._fd:
+            self._loop.remove_writer(fd)
+
+    # --- paho's client and callbacks ----------------------------------------------------
 
     def _build_client(self) -> mqtt.Client:
         settings = self.settings
@@ -170,7 +307,6 @@ class MqttConnection:
             CallbackAPIVersion.VERSION2,
             client_id=self.client_id,
             protocol=protocol,
-            reconnect_on_failure=True,
         )
         client.enable_logger(logging.getLogger(f"{__name__}.paho"))
         if settings.username is not None:
@@ -187,17 +323,20 @@ class MqttConnection:
                 )
             client.tls_set_context(context)
         self._set_will(client)
-        client.reconnect_delay_set(settings.reconnect_min_s, settings.reconnect_max_s)
         client.on_connect = self._paho_connect
         client.on_disconnect = self._paho_disconnect
         client.on_message = self._paho_message
         client.on_publish = self._paho_publish
         client.on_subscribe = self._paho_subscribe
-        client.on_socket_open = send_at_once
-        client.on_connect_fail = self._paho_connect_fail
+        client.on_socket_open = self._paho_socket_open
+        client.on_socket_close = self._paho_socket_close
+        client.on_socket_register_write = self._paho_register_write
+        client.on_socket_unregister_write = self._paho_unregister_write
         return client
 
     def _set_will(self, client: mqtt.Client) -> None:
+        if self._will is None:  # a client whose end nobody needs to hear of
+            return
         will = self._will() if callable(self._will) else self._will
         client.will_set(will.topic, will.payload, qos=will.qos, retain=will.retain)
 
@@ -205,6 +344,7 @@ class MqttConnection:
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
         if reason.is_failure:
+            self._failures += 1
             _LOGGER.warning("MQTT broker refused the connection: %s; retrying", reason)
             return
         self._failures = 0
@@ -222,17 +362,17 @@ class MqttConnection:
                 _LOGGER.warning("The broker refused our subscription to %s: %s", topic, reason)
         self._to_loop(self._connected)
 
-    def _paho_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        # paho does not say why; the first failure in a row is worth a warning, the
-        # retries after it are not.
+    def _connect_failed(self, err: BaseException) -> None:
+        # The first failure in a row is worth a warning, the retries after it are not.
         self._failures += 1
         level = logging.WARNING if self._failures == 1 else logging.DEBUG
         _LOGGER.log(
             level,
             "Cannot connect to the MQTT broker at %s:%d (down, wrong address, or TLS "
-            "refused); retrying with backoff",
+            "refused: %s); retrying with backoff",
             self.settings.host,
             self.settings.port,
+            type(err).__name__,
         )
 
     def _paho_disconnect(
@@ -240,6 +380,7 @@ class MqttConnection:
     ) -> None:
         if callable(self._will):  # the next connect carries a will of its own
             self._set_will(client)
+        self._in_loop(self._lost.set)
         self._to_loop(self._disconnected, str(reason))
 
     def _paho_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
@@ -267,8 +408,13 @@ class MqttConnection:
         self._to_loop(self._acknowledged, mid)
 
     def _to_loop(self, callback: Callable[..., None], *args: Any) -> None:
+        """Run an owner's callback on the loop's next turn, after paho's own handling of
+        the packet is over (an owner that publishes must not write inside paho's read)."""
         loop = self._loop
         if loop is None or loop.is_closed():
+            return
+        if _running_loop() is loop:
+            loop.call_soon(callback, *args)
             return
         try:
             loop.call_soon_threadsafe(callback, *args)
@@ -298,3 +444,10 @@ class MqttConnection:
         acked = self._acks.get(mid)
         if acked is not None and not acked.done():
             acked.set_result(None)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -172,7 +172,10 @@ class Dispatcher:
             response.error is None or response.error.code not in NOT_NOW
         )
         self._outcomes.finish(key, response, keep=keep)
-        self._report_actions(routed.request, routed.principal, response)
+        # The user waits for the answer, not for its events: they follow it on the wire.
+        asyncio.get_running_loop().call_soon(
+            self._report_actions, routed.request, routed.principal, response
+        )
         return Answer(routed.reply, response, message.correlation_data, seal_with=routed.seal_with)
 
     def cancel_running(self) -> int:
@@ -280,7 +283,7 @@ class Dispatcher:
         self._audit.accepted(request, topic)
         self.stats.accepted()
         waited_ms = (self._clock() - received) * 1000
-        task = asyncio.ensure_future(self._agent.handle(request))
+        task = asyncio.create_task(self._agent.handle(request), eager_start=True)
         self._running.add(task)
         self._running_by[principal.key] += 1
         try:
@@ -310,7 +313,8 @@ class Dispatcher:
         if _LOGGER.isEnabledFor(logging.DEBUG):
             breakdown = json.dumps(response.to_json()["timings"], separators=(",", ":"))
             _LOGGER.debug("Request %s answered in %.0f ms: %s", request.id, total_ms, breakdown)
-        self._audit.answered(request, response)
+        # Written once the answer is on its way (the service publishes it in this turn).
+        asyncio.get_running_loop().call_soon(self._audit.answered, request, response)
         return response
 
     def _fallback_reply(self, rejection: Rejection, message: Received, named: str | None) -> str:

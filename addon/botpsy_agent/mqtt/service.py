@@ -368,7 +368,8 @@ class MqttService:
         self._publish_info()
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task = asyncio.create_task(work)
+        # Started at once, not on the loop's next turn: a fast-path answer needs no wait.
+        task = asyncio.create_task(work, eager_start=True)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
