@@ -24,7 +24,9 @@ itself: only the user's own text and this conversation's earlier targets do. An 
 title counts as a calendar's name does: a change to an event names its calendar when the
 user's words say a word of that event's title ("move the dentist to 5 pm"), or point back
 at the events last listed ("cancel it"). What the request negates
-("don't turn off the cameras") names nothing (`negation.py`).
+("don't turn off the cameras") names nothing (`negation.py`), and what a message, a reminder
+or a list item says names nothing for another call ("tell Sam to open the blinds" asks for
+a message; `Request.content`).
 
 Cost: a few regular-expression searches per target, well under a millisecond for a call.
 """
