@@ -77,10 +77,11 @@ def test_the_dev_set_splits_as_the_issue_counted() -> None:
     """Issue 24: 59 of the 204 cases out of HA's reach, 145 it can pass; one case added since
     (multi-blinds-and-message, D80) is within HA's reach, and the six about devices the home
     lacks (no-device-*, D84) and the four about things none of its devices reads
-    (no-reading-*, D88) are refusals, as the other no-tool cases."""
+    (no-reading-*, D88) are refusals, as the other no-tool cases; the three of a device
+    named inside a message or reminder (D91) are within HA's reach."""
     cases = load_cases()
     reasons = Counter(ha_cannot_pass(c) for c in cases)
-    assert reasons == {None: 146, PER_USER_PERMISSION: 26, NO_REFUSAL_STATUS: 28, CONFIRMATION: 15}
+    assert reasons == {None: 149, PER_USER_PERMISSION: 26, NO_REFUSAL_STATUS: 28, CONFIRMATION: 15}
     for c in cases:
         if c.category in {"device_single", "device_area", "permission_allowed", "state_question"}:
             assert ha_cannot_pass(c) is None, c.id

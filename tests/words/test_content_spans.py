@@ -346,3 +346,19 @@ async def test_a_device_said_only_in_a_message_is_not_switched(ha_bridge: HaBrid
         ask("switch off the fairy lights and tell Daniel to switch them on", admin(ha_bridge))
     )
     assert ha_bridge.index.home.state_of("switch.decorative_lights").state == "off"
+
+
+@pytest.mark.parametrize(
+    ("text", "body"),
+    [
+        # A told fact ends where a command for the home follows (tests/security
+        # test_exactly_once: the fairy lights were the message's, and were never turned off).
+        ("tell Min-ji dinner is ready and turn off the fairy lights", "dinner is ready"),
+        ("let Anna know the film starts at nine, then switch on the TV", "the film starts at nine"),
+        # An instruction to the person is theirs to the end; an "and" inside a fact stays.
+        ("tell Sam to open the blinds and close the door", "open the blinds and close the door"),
+        ("tell Sam the milk and bread are in the fridge", "the milk and bread are in the fridge"),
+    ],
+)
+def test_a_message_ends_where_a_command_for_the_home_begins(text: str, body: str) -> None:
+    assert message_body(text, ("Min-ji", "Sam", "Anna")) == body

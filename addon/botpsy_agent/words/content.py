@@ -122,7 +122,29 @@ def _body(text: str, recipient_names: tuple[str, ...]) -> str | None:
     if found is None:
         return None
     start, end = found.span("body")
-    return folded[start:end].strip(" .!?") or None  # as said, its own capitals kept
+    body = _before_next_command(folded[start:end])
+    return body.strip(" .!?") or None  # as said, its own capitals kept
+
+
+_COMMAND = (
+    r"(?:please\s+)?(?:turn|switch|open|close|shut|lock|unlock|dim|brighten|set|start|stop"
+    r"|pause|resume|play|raise|lower|mute)\b"
+)
+_THEN_A_COMMAND = re.compile(
+    rf"(?:\s*[,;]\s*(?:and\s+)?(?:then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+)(?={_COMMAND})",
+    re.IGNORECASE,
+)
+
+
+def _before_next_command(body: str) -> str:
+    """A told fact ends where a command for the home follows it: "tell Min-ji dinner is
+    ready and turn off the fairy lights" tells "dinner is ready" (tests/security
+    test_exactly_once). An instruction to the person ("tell Sam to open the blinds and
+    close the door") is theirs to the end."""
+    if re.match(_COMMAND, body, re.IGNORECASE):
+        return body
+    found = _THEN_A_COMMAND.search(body)
+    return body[: found.start()] if found else body
 
 
 def with_request_content(
