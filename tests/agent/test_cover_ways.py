@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from homeassistant.core import HomeAssistant
 
-from botpsy_agent.agent.protocol import Outcome, Status
+from botpsy_agent.agent.protocol import AgentResponse, Outcome, Status
 from tests.agent.support import admin, ask, call, make_agent, once
 from tests.ha_bridge import HaBridge, wait_until
 
@@ -19,16 +19,22 @@ KITCHEN_WINDOW = "cover.kitchen_window"
 HALL_WINDOW = "cover.hall_window"
 
 
+async def _moved(ha_bridge: HaBridge, window: str, proposed: str, text: str) -> AgentResponse:
+    """The answer to `text` when the model proposes `proposed` for `window`."""
+    call_it = call("control_cover", entity_id=[window], action=proposed)
+    return await make_agent(ha_bridge, once(call_it)).handle(ask(text, admin(ha_bridge)))
+
+
 async def test_a_closed_window_the_request_closes_if_open_is_not_opened(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
     assert hass.states.get(KITCHEN_WINDOW).state == "closed"  # type: ignore[union-attr]
-    agent = make_agent(
-        ha_bridge, once(call("control_cover", entity_id=[KITCHEN_WINDOW], action="open"))
-    )
 
-    answer = await agent.handle(
-        ask("check whether the kitchen window is open and close it if it is", admin(ha_bridge))
+    answer = await _moved(
+        ha_bridge,
+        KITCHEN_WINDOW,
+        "open",
+        "check whether the kitchen window is open and close it if it is",
     )
     await hass.async_block_till_done()
 
@@ -42,11 +48,8 @@ async def test_a_window_that_should_not_stay_open_is_closed_not_stopped(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
     assert hass.states.get(HALL_WINDOW).state == "open"  # type: ignore[union-attr]
-    agent = make_agent(
-        ha_bridge, once(call("control_cover", entity_id=[HALL_WINDOW], action="stop"))
-    )
 
-    answer = await agent.handle(ask("the hall window should not stay open", admin(ha_bridge)))
+    answer = await _moved(ha_bridge, HALL_WINDOW, "stop", "the hall window should not stay open")
 
     assert answer.status is Status.DONE, answer
     await wait_until(

@@ -242,14 +242,18 @@ class MqttConnection:
                 break
         self._write(client)  # acknowledgements (PUBACK) go out at once
 
-    def _in_loop(self, callback: Callable[..., None], *args: Any) -> None:
-        """Run `callback` in the loop: now when called from it, else handed over (the
-        socket callbacks of a connect in progress run in its worker thread)."""
+    def _in_loop(self, callback: Callable[..., None], *args: Any, later: bool = False) -> None:
+        """Run `callback` in the loop: now when called from it (or on its next turn with
+        `later`), else handed over (the socket callbacks of a connect in progress run in its
+        worker thread)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
         if _running_loop() is loop:
-            callback(*args)
+            if later:
+                loop.call_soon(callback, *args)
+            else:
+                callback(*args)
             return
         try:
             loop.call_soon_threadsafe(callback, *args)
@@ -410,16 +414,7 @@ class MqttConnection:
     def _to_loop(self, callback: Callable[..., None], *args: Any) -> None:
         """Run an owner's callback on the loop's next turn, after paho's own handling of
         the packet is over (an owner that publishes must not write inside paho's read)."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        if _running_loop() is loop:
-            loop.call_soon(callback, *args)
-            return
-        try:
-            loop.call_soon_threadsafe(callback, *args)
-        except RuntimeError:  # the loop closed between the check and the call
-            return
+        self._in_loop(callback, *args, later=True)
 
     # --- back in the asyncio loop -------------------------------------------------------
 
