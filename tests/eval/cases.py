@@ -46,7 +46,7 @@ CASE_KEYS = frozenset(
 )
 COMPARISONS = ("below", "above")
 """`brightness_pct: {below: 59}`: a relative change ("dimmer") checked by its direction."""
-DEV, HELDOUT = "dev", "heldout"
+DEV, HELDOUT, REWORDED = "dev", "heldout", "reworded"
 ACTION, ANSWER, NO_CHANGE = "action", "answer", "no_change"
 KINDS = (ACTION, ANSWER, NO_CHANGE)
 CALENDAR = "calendar.family"
@@ -151,7 +151,8 @@ class Case:
     answer_contains: tuple[str, ...] = ()
     no_change_because: str | None = None
     split: str = DEV
-    """`dev` (the cases word lists, prompts and grammar may be tuned on) or `heldout`."""
+    """`dev` (the cases word lists, prompts and grammar may be tuned on), `reworded` (dev
+    cases in other words, tuned on too) or `heldout`."""
 
     @property
     def kind(self) -> str:

@@ -27,6 +27,7 @@ import yaml
 
 from tests.eval.cases import (
     HELDOUT,
+    REWORDED,
     Case,
     CaseError,
     Turn,
@@ -35,6 +36,9 @@ from tests.eval.cases import (
 
 FOLDER = Path(__file__).parent / "heldout"
 PARAPHRASES = FOLDER / "paraphrases.yaml"
+REWORDINGS = Path(__file__).parent / "reworded.yaml"
+"""Dev cases in other words, written apart from the held-out ones: a second tuning set, so
+that a rule is found on more than one way of saying a case (outside `FOLDER` on purpose)."""
 NO_TOOL = FOLDER / "no_tool.yaml"
 KEPT_PATHS = frozenset({"confirmation"})
 """Turn paths a variant still expects: another wording may reach the fast path or the model."""
@@ -114,6 +118,7 @@ RENAMED_HOME = RenamedHome(
 
 
 def load_paraphrases(path: Path = PARAPHRASES) -> dict[str, list[list[str]]]:
+    """Case id -> its paraphrases, each a list of turns (`PARAPHRASES` or `REWORDINGS`)."""
     raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(raw, dict):
         raise CaseError(path.name, "not_a_mapping", "case id -> a list of paraphrased turns")
@@ -126,6 +131,7 @@ def variants(
     home: RenamedHome = RENAMED_HOME,
     *,
     every: bool = False,
+    split: str = HELDOUT,
 ) -> list[Case]:
     """The held-out variants of the dev set's model-path cases, in the renamed home: one
     paraphrase per case (which one, a stable function of the case id), or `every` one.
@@ -140,11 +146,13 @@ def variants(
         if not said:
             raise CaseError(case.source, "no_paraphrase", f"{case.id} has no held-out paraphrase")
         chosen = range(len(said)) if every else [zlib.crc32(case.id.encode()) % len(said)]
-        found += [variant(case, said[k], home, k) for k in chosen]
+        found += [variant(case, said[k], home, k, split) for k in chosen]
     return found
 
 
-def variant(case: Case, said: Sequence[str], home: RenamedHome, number: int) -> Case:
+def variant(
+    case: Case, said: Sequence[str], home: RenamedHome, number: int, split: str = HELDOUT
+) -> Case:
     if len(said) != len(case.turns):
         raise CaseError(case.source, "bad_paraphrase", f"{case.id}: {len(case.turns)} turns")
     turns = tuple(
@@ -156,12 +164,13 @@ def variant(case: Case, said: Sequence[str], home: RenamedHome, number: int) -> 
         )
         for turn, text in zip(case.turns, said, strict=True)
     )
+    mark = "r" if split == REWORDED else ""
     return replace(
         case,
-        id=f"{case.id}~{number + 1}",
+        id=f"{case.id}~{mark}{number + 1}",
         turns=turns,
         answer_contains=tuple(home.say(fact) for fact in case.answer_contains),
-        split=HELDOUT,
+        split=split,
     )
 
 
@@ -177,6 +186,13 @@ def no_tool_cases(home: RenamedHome = RENAMED_HOME, path: Path = NO_TOOL) -> lis
         )
         for c in cases
     ]
+
+
+def reworded_cases(dev: Sequence[Case], *, every: bool = False) -> list[Case]:
+    """The dev set's model-path cases in other words (`REWORDINGS`), in the demo home as
+    named: tuning data like the dev cases, and not a held-out figure."""
+    as_written = RenamedHome(entities={}, areas={})
+    return variants(dev, load_paraphrases(REWORDINGS), as_written, every=every, split=REWORDED)
 
 
 def heldout_cases(dev: Sequence[Case], *, every: bool = False) -> list[Case]:

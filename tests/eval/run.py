@@ -2,7 +2,8 @@
 
 Two sets: **dev** (tests/eval/cases, the cases word lists, prompts and grammar may be tuned
 on) and **held-out** (tests/eval/heldout.py: the model-path cases in other words, in the same
-home with every device and room renamed, plus requests no tool fits). HA is the judge
+home with every device and room renamed, plus requests no tool fits); `--set reworded` runs a
+second tuning set, the dev cases in other words (tests/eval/reworded.yaml). HA is the judge
 (tests/eval/scoring.py): its states, calendar, list and the service calls it received; the
 app's own record is only compared with them. Each report gives, per set and category, the
 action-case, answer and no-change rates beside two baselines (refuse everything, do
@@ -36,9 +37,9 @@ from demo.home_setup import ha_client
 from demo.stack import INSTANCE, DemoStack, ModelChoice, stop_cleanly_on_sigterm
 from devkit import real_models
 from tests.eval.baselines import baselines_passed
-from tests.eval.cases import DEV, HELDOUT, Case, load_cases
+from tests.eval.cases import DEV, HELDOUT, REWORDED, Case, load_cases
 from tests.eval.floors import check_floors, load_floors
-from tests.eval.heldout import RENAMED_HOME
+from tests.eval.heldout import RENAMED_HOME, reworded_cases
 from tests.eval.home import Home
 from tests.eval.layouts import LAYOUTS, heldout_in
 from tests.eval.report import Outcome, RunResult, markdown, step_breakdown, summarize
@@ -196,7 +197,7 @@ def plan(args: argparse.Namespace) -> list[tuple[str, int, list[Case]]]:
     only = set(args.only or ())
     dev = load_cases()
     wanted = {DEV, HELDOUT} if args.set == "both" else {args.set}
-    if args.home != "demo" and DEV in wanted:
+    if args.home != "demo" and wanted & {DEV, REWORDED}:
         raise SystemExit(
             f"[eval] --home {args.home} is for the held-out set (the dev set is said in the demo "
             "home): add --set heldout"
@@ -204,6 +205,13 @@ def plan(args: argparse.Namespace) -> list[tuple[str, int, list[Case]]]:
     runs: list[tuple[str, int, list[Case]]] = []
     if DEV in wanted:
         runs.append((DEV, 1, [c for c in dev if not only or only & {c.category, c.id}]))
+    if REWORDED in wanted:
+        reworded = [
+            c
+            for c in reworded_cases(dev, every=args.variants == "all")
+            if not only or only & {c.category, c.id, c.id.split("~")[0]}
+        ]
+        runs.append((REWORDED, 1, reworded))
     if HELDOUT in wanted:
         heldout = [
             c
@@ -339,9 +347,10 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="only these categories or case ids")
     parser.add_argument(
         "--set",
-        choices=("dev", "heldout", "both"),
+        choices=("dev", "heldout", "both", "reworded"),
         default="both",
-        help="the dev cases, the held-out variants, or both (default)",
+        help="the dev cases, the held-out variants, or both (default); reworded: the dev "
+        "cases in other words (tests/eval/reworded.yaml), a second tuning set",
     )
     parser.add_argument(
         "--runs", type=int, default=1, help="how many times the held-out set runs (default 1)"
@@ -350,7 +359,7 @@ def main() -> None:
         "--variants",
         choices=("one", "all"),
         default="one",
-        help="held-out paraphrases per case: one (a stable choice per case) or all three",
+        help="held-out (or reworded) paraphrases per case: one (a stable choice per case) or all",
     )
     parser.add_argument(
         "--home",

@@ -9,10 +9,25 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tests.eval.baselines import DO_NOTHING, REFUSE_ALL
-from tests.eval.cases import ACTION, ANSWER, HELDOUT, NO_CHANGE, load_cases, parse_case
+from tests.eval.cases import (
+    ACTION,
+    ANSWER,
+    HELDOUT,
+    NO_CHANGE,
+    REWORDED,
+    load_cases,
+    parse_case,
+)
 from tests.eval.correct_group_delivery import correct
 from tests.eval.floors import check_floors
-from tests.eval.heldout import RENAMED_HOME, heldout_cases, load_paraphrases, variants
+from tests.eval.heldout import (
+    RENAMED_HOME,
+    REWORDINGS,
+    heldout_cases,
+    load_paraphrases,
+    reworded_cases,
+    variants,
+)
 from tests.eval.report import (
     Outcome,
     RunResult,
@@ -353,6 +368,24 @@ def test_every_model_path_case_has_three_held_out_paraphrases_in_the_renamed_hom
     assert len({c.id for c in heldout}) == len(heldout)
     no_tool = [c for c in heldout if c.id.startswith("heldout-no-tool-")]
     assert all(c.kind == NO_CHANGE and c.no_change_because for c in no_tool)
+
+
+def test_every_model_path_case_has_two_rewordings_apart_from_the_held_out_ones() -> None:
+    dev = load_cases()
+    model_path = [c for c in dev if not c.deterministic]
+    reworded = reworded_cases(dev, every=True)
+    assert len(reworded) == 2 * len(model_path)
+    assert all(c.split == REWORDED and "~r" in c.id for c in reworded)
+    assert len({c.id for c in reworded}) == len(reworded)
+    said = [" / ".join(t.say.casefold() for t in c.turns) for c in reworded]
+    original = {" / ".join(t.say.casefold() for t in c.turns) for c in dev}
+    heldout = {
+        " / ".join(turns).casefold() for cases in load_paraphrases().values() for turns in cases
+    }
+    assert not set(said) & (original | heldout)  # a tuning set apart from both
+    assert set(load_paraphrases(REWORDINGS)) == {c.id for c in model_path}
+    one = reworded_cases(dev)
+    assert len(one) == len(model_path) and {c.split for c in one} == {REWORDED}
 
 
 def test_the_renamed_home_renames_every_device_and_room_of_the_demo_home() -> None:
