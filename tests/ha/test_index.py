@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, device_registry as dr, entity_registry as er
@@ -9,6 +11,7 @@ from homeassistant.helpers import area_registry as ar, device_registry as dr, en
 from botpsy_agent.ha.client import ConnectionState, HaClient, HaEndpoint
 from botpsy_agent.ha.index import EntityIndex
 from botpsy_agent.home.listing import render_listing
+from botpsy_agent.home.model import LISTING_CACHES, Home
 from tests.ha_bridge import TEST_BACKOFF, HaBridge, index_matches_ha, wait_until
 from tests.ha_home import HaHome, PhoneAppStandIn
 from tests.ha_server import HomeAssistantApiServer
@@ -86,6 +89,7 @@ async def test_registry_edits_show_within_one_second(
     await wait_until(lambda: index.home.state_of(new.entity_id).state == "off")
     entities.async_update_entity(new.entity_id, area_id="kitchen")
     await wait_until(lambda: entity(new.entity_id).area_id == "kitchen")
+    assert new.entity_id in index.home.by_area["kitchen"]  # groupings follow the listing
 
     async_expose_entity(hass, "conversation", "light.bed_light", False)
     await wait_until(lambda: not entity("light.bed_light").exposed)
@@ -103,6 +107,7 @@ async def test_state_changes_leave_the_listing_alone(
 ) -> None:
     index = ha_bridge.index
     version, listing = index.listing_version, render_listing(index.home, index.home.entities)
+    first = index.home
     changed: list[str] = []
     index.add_listing_listener(changed.append)
     await hass.services.async_call("light", "toggle", {"entity_id": "light.bed_light"}, True)
@@ -117,6 +122,16 @@ async def test_state_changes_leave_the_listing_alone(
     assert index.listing_version == version
     assert render_listing(index.home, index.home.entities) == listing
     assert changed == []
+    # A new snapshot with the new states, sharing what was derived from the names.
+    assert index.home is not first and index.home.names_key == version
+    assert all(getattr(index.home, name) is getattr(first, name) for name in LISTING_CACHES)
+
+
+def test_every_cached_part_of_a_home_comes_from_its_listing() -> None:
+    """`Home.with_states` carries `LISTING_CACHES` over to other states: a cached property
+    that read states would carry stale ones, so each must be named there (and read none)."""
+    cached = {name for name, v in vars(Home).items() if isinstance(v, cached_property)}
+    assert cached == set(LISTING_CACHES)
 
 
 async def test_listing_is_compact_sorted_and_stable(ha_bridge: HaBridge) -> None:

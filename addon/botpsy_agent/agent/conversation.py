@@ -122,6 +122,11 @@ class ConversationStore:
         return len(self._items)
 
     def _forget_idle(self) -> None:
+        # Kept in the order of their last use (`open` moves a used one to the end), so the
+        # idle ones are at the front: a request looks at those, not at every conversation.
         horizon = self._clock() - self._ttl
-        for key in [k for k, c in self._items.items() if c.updated_at < horizon]:
-            del self._items[key]
+        while self._items:
+            oldest = next(iter(self._items.values()))
+            if oldest.updated_at >= horizon:
+                return
+            self._items.popitem(last=False)

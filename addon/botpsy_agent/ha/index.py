@@ -94,6 +94,8 @@ class EntityIndex:
         self._entities: dict[str, Entity] = {}
         self._areas: dict[str, Area] = {}
         self._floors: dict[str, Floor] = {}
+        self._listing: Home | None = None
+        """The entities, areas and floors without states, while they stay as they are."""
         self._home: Home | None = None
         self._temperature_unit = "°C"
         self._version = Home({}).names_key
@@ -119,14 +121,14 @@ class EntityIndex:
     @property
     def home(self) -> Home:
         if self._home is None:
-            self._home = Home(
-                dict(self._entities),
-                dict(self._areas),
-                dict(self._floors),
-                dict(self._data.states),
-                self._temperature_unit,
-            )
+            states = dict(self._data.states)
+            self._home = self._listing_home().with_states(states, self._temperature_unit)
         return self._home
+
+    def _listing_home(self) -> Home:
+        if self._listing is None:
+            self._listing = Home(dict(self._entities), dict(self._areas), dict(self._floors))
+        return self._listing
 
     @property
     def listing_version(self) -> str:
@@ -445,7 +447,7 @@ class EntityIndex:
         self._entities = build_entities(self._data)
         self._areas = build_areas(self._data)
         self._floors = build_floors(self._data)
-        self._home = None
+        self._listing = self._home = None
         self._update_version()
 
     def _refresh_entity(self, entity_id: str) -> None:
@@ -458,11 +460,11 @@ class EntityIndex:
             del self._entities[entity_id]
         else:
             self._entities[entity_id] = entity
-        self._home = None
+        self._listing = self._home = None
         self._update_version()
 
     def _update_version(self) -> None:
-        version = Home(self._entities, self._areas, self._floors).names_key
+        version = self._listing_home().names_key
         if version == self._version:
             return
         self._version = version
