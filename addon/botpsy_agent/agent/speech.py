@@ -108,11 +108,17 @@ class Phrasebook:
 
     def _matches(self, language: str, kind: str, text: str) -> bool:
         """Only a bare answer counts: "okay, and turn off the light" is a new request, not a
-        yes (issue 18: it unlocked a door). Case and punctuation do not matter."""
-        words = self._lookup(_base(language), f"words.{kind}") or []
-        normalized = re.sub(r"[^\w\s']", " ", text.casefold()).strip()
-        normalized = " ".join(normalized.split())
-        return any(normalized == " ".join(w.casefold().split()) for w in words)
+        yes (issue 18: it unlocked a door). An answer may come in parts ("yes, go ahead",
+        "actually no, don't"): every word belongs to a phrase of its kind or to a filler
+        (`words.answer_fillers`: "please"), and one phrase at least is of its kind, so a
+        "no, do it" is neither. Case and punctuation do not matter."""
+        base = _base(language)
+        phrases = [tuple(p.casefold().split()) for p in self._lookup(base, f"words.{kind}") or []]
+        fillers = [
+            tuple(f.casefold().split()) for f in self._lookup(base, "words.answer_fillers") or []
+        ]
+        said = tuple(re.sub(r"[^\w\s']", " ", text.casefold()).split())
+        return _said_in_parts(said, [p for p in phrases if p], [f for f in fillers if f])
 
     def _lookup(self, language: str, key: str) -> Any:
         node: Any = self.catalogs.get(language)
@@ -124,6 +130,21 @@ class Phrasebook:
 
 
 _FORMATTER = _Formatter()
+
+
+def _said_in_parts(
+    words: tuple[str, ...], phrases: list[tuple[str, ...]], fillers: list[tuple[str, ...]]
+) -> bool:
+    """Whether `words` are phrases and fillers one after the other, a phrase among them."""
+    reached: dict[int, bool] = {0: False}  # position -> a phrase was among the parts before it
+    for start in range(len(words)):
+        if start not in reached:
+            continue
+        for part, is_phrase in [*((p, True) for p in phrases), *((f, False) for f in fillers)]:
+            end = start + len(part)
+            if words[start:end] == part:
+                reached[end] = reached.get(end, False) or reached[start] or is_phrase
+    return reached.get(len(words), False)
 
 
 def _base(language: str) -> str:
