@@ -742,6 +742,11 @@ def test_korean_and_indonesian_phrases_have_directions(
         ("en", "too dark and too cold", {"brightness": 1, "temperature": 1}),
         ("en", "brighter, no, dimmer", {}),  # both ways: not for the check to guess
         ("en", "turn on the lights on the lower floor", {}),
+        # dev, reworded device_relative and follow-ups
+        ("en", "the kids room fan is too strong", {"speed": -1}),
+        ("en", "I can hardly hear the kids speaker", {"volume": 1}),
+        ("en", "speed it up", {"speed": 1}),
+        ("en", "could you cool the living room down", {"temperature": -1}),
         ("ko", "너무 밝아", {"brightness": -1}),
         ("ko", "더 밝게", {"brightness": 1}),
         ("id", "lebih gelap", {"brightness": -1}),

@@ -31,6 +31,12 @@ def only(text: str, language: str) -> SpokenTime:
     return found[0]
 
 
+def test_the_end_of_a_span_is_no_start() -> None:
+    """ "from ten to eleven in the morning" does not start at eleven (dev, reworded)."""
+    found = find_spoken_times("Saturday from ten to eleven in the morning", NOW, "en")
+    assert all(time(11) not in s.times for s in found)
+
+
 @pytest.mark.parametrize(
     ("language", "text", "days", "times"),
     [
@@ -45,6 +51,8 @@ def only(text: str, language: str) -> SpokenTime:
         ("en", "Monday this week", [YESTERDAY], []),
         ("en", "Friday at midnight", [FRIDAY, SATURDAY], [time(0)]),
         ("en", "in a day", [TOMORROW], []),
+        ("en", "to 5 in the afternoon", [], [time(17)]),
+        ("en", "for 7 tomorrow morning", [TOMORROW], [time(7)]),
         # Korean
         ("ko", "글피", [FRIDAY], []),
         ("ko", "어제", [YESTERDAY], []),

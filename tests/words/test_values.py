@@ -29,6 +29,9 @@ def _said(text: str, language: str = "en") -> object:
         ("거실 온도 23도로 맞춰", "ko", (23.0,)),
         ("atur lampu dapur ke 30 persen", "id", (30.0,)),
         ("set it to 21.5", "en", (21.5,)),
+        ("put the living room thermostat on twenty-two degrees", "en", (22.0,)),
+        ("dim it down to twenty five percent", "en", (25.0,)),
+        ("the fan at seventeen", "en", (17.0,)),
     ],
 )
 def test_levels_are_the_numbers_said(text: str, language: str, levels: tuple[float, ...]) -> None:

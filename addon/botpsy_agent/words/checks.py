@@ -393,6 +393,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             (
                 "louder",
                 "barely hear",
+                "hardly hear",
                 "too quiet",
                 "so quiet",
                 "can't hear",
@@ -425,11 +426,20 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "slower",
                 "gentler",
                 "less air",
+                "too strong",
             ),
             (Quantity.SPEED, DOWN),
         ),
         **dict.fromkeys(
-            ("faster", "stronger", "not enough air", "too weak", "harder"),
+            (
+                "faster",
+                "stronger",
+                "not enough air",
+                "too weak",
+                "harder",
+                "speed up",
+                "speed it up",
+            ),
             (Quantity.SPEED, UP),
         ),
         **dict.fromkeys(

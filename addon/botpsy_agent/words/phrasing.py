@@ -15,7 +15,12 @@ _WORD_BOUNDED = frozenset({"en", "id"})
 and endings attach to the word."""
 
 SPLIT_PARTICLES: Mapping[str, re.Pattern[str]] = {
-    "en": re.compile(r"\b(turn)\s+((?:(?!up\b|down\b)[\w'-]+\s+){1,4}?)(up|down)\b", re.I),
+    # "cool the living room down" (dev, reworded cooler-living-room: the 0.5B set the
+    # heating to cool, a mode it does not have)
+    "en": re.compile(
+        r"\b(turn|cool|warm|heat|speed|slow)\s+((?:(?!up\b|down\b)[\w'-]+\s+){1,4}?)(up|down)\b",
+        re.I,
+    ),
 }
 """Per language: a verb, up to four words, then its particle."""
 

@@ -354,6 +354,20 @@ def _en_past_to(match: re.Match[str], now: datetime) -> _Token:
     return _token(match, clock=(hour, minutes, None, False))
 
 
+def _en_hour_of_part(match: re.Match[str], now: datetime) -> _Token | None:
+    """ "to 5 in the afternoon", "for 7 tomorrow morning": an hour said with the part of the
+    day after it (dev: reworded calendar-move, the 0.5B booked 15:00). Not the end of a
+    span: "from ten to eleven in the morning" starts at ten."""
+    before = match.string[: match.start()].split()
+    if len(before) >= 2 and before[-1] in {"to", "till", "until"} and _hour_word(before[-2]):
+        return None
+    return _en_at(match, now)
+
+
+def _hour_word(word: str) -> bool:
+    return re.fullmatch(_EN_HOUR, word) is not None
+
+
 def _named_clock(hour: int) -> _Handler:
     def handler(match: re.Match[str], now: datetime) -> _Token:
         return _token(match, clock=(hour, 0, None, True), midnight=hour == 0)
@@ -403,6 +417,11 @@ EN_PATTERNS: tuple[tuple[str, _Handler], ...] = (
         _en_at,
     ),
     (r"\b(?P<hour>\d{1,2}):(?P<minute>\d{2})\b", _en_at),
+    (
+        rf"\b(?P<hour>{_EN_HOUR})(?P<minute>)"
+        r"(?=\s+(?:in\s+the\s+|this\s+|tomorrow\s+)?(?:morning|afternoon|evening|night)\b)",
+        _en_hour_of_part,
+    ),
     (rf"\b(?P<hour>{_EN_HOUR})\s*o'?clock\b(?P<minute>)", _en_at),
     (
         rf"\b(?:at\s+)?(?P<size>half|quarter)\s+(?P<dir>past|to)\s+(?P<hour>{_EN_HOUR})\b",

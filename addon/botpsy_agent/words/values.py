@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 import re
 
 from botpsy_agent.words import negation
@@ -53,14 +54,26 @@ _BY = {"en": "by", "id": "sebesar"}
 """The word that makes a number a step ("down by 2") rather than a level ("down to 2")."""
 _TO: Mapping[str, tuple[str, ...]] = {"en": ("to", "at"), "id": ("ke", "jadi", "menjadi")}
 """Words that make a number a level."""
-NUMBER_WORDS: Mapping[str, Mapping[str, int]] = {
-    "en": {
-        **EN_NUMBERS,
-        "seventy": 70,
-        "eighty": 80,
-        "hundred": 100,
-    },
-}
+_EN_ONES = (  # noqa: SIM905 - twenty words read better on two lines than on twenty
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_EN_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()  # noqa: SIM905
+
+
+def _en_number_words() -> dict[str, int]:
+    """One to a hundred in words: "twenty-two" and "twenty two" too (dev, reworded
+    followup-same-kids-room: "twenty-two degrees" was read as no number at all)."""
+    words = {word: n for n, word in enumerate(_EN_ONES) if n}
+    for k, tens in enumerate(_EN_TENS):
+        value = 20 + 10 * k
+        words[tens] = value
+        for n in range(1, 10):
+            words[f"{tens}-{_EN_ONES[n]}"] = words[f"{tens} {_EN_ONES[n]}"] = value + n
+    return {**words, **EN_NUMBERS, "hundred": 100, "a hundred": 100, "one hundred": 100}
+
+
+NUMBER_WORDS: Mapping[str, Mapping[str, int]] = {"en": _en_number_words()}
 """Numbers said in words (the plain counting words of each language)."""
 FULL_WORDS: Mapping[str, tuple[str, ...]] = {
     "en": ("full", "maximum", "max", "all the way up"),
@@ -294,14 +307,22 @@ def _without_times(text: str, now: datetime, language: str) -> str:
     return text
 
 
+@cache
+def _word_numbers(language: str) -> re.Pattern[str]:
+    """Numbers in words, the longest first: "twenty two" is 22, not 20 and 2."""
+    words = sorted(NUMBER_WORDS.get(language, {}), key=len, reverse=True)
+    return re.compile(rf"(?<![\w-])(?:{'|'.join(map(re.escape, words))})(?![\w-])")
+
+
 def _numbers(text: str, language: str) -> list[tuple[float, str | None]]:
     """Every number said, in digits or words, with the word before it."""
     found: list[tuple[int, float]] = [
         (m.start(), float(m.group(1).replace(",", "."))) for m in _NUMBER.finditer(text)
     ]
-    for word, count in NUMBER_WORDS.get(language, {}).items():
+    words = NUMBER_WORDS.get(language, {})
+    if words:
         found += [
-            (m.start(), float(count)) for m in re.finditer(rf"(?<![\w-]){word}(?![\w-])", text)
+            (m.start(), float(words[m.group(0)])) for m in _word_numbers(language).finditer(text)
         ]
     out: list[tuple[float, str | None]] = []
     for start, number in sorted(found):
