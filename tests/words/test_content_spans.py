@@ -295,6 +295,17 @@ async def test_what_is_needed_is_added_once_in_the_requests_words(
         ("let Sam know that breakfast is on the table", ("breakfast is on the table",)),
         ("tell Sam to switch off the porch light", ("switch off the porch light",)),
         ("remind me at 9 to turn off the heater", ("turn off the heater",)),
+        # dev, reworded: the real 0.5B switched the machine on, and opened the blinds
+        (
+            "set a reminder for 7 tomorrow morning to turn on the coffee machine",
+            ("turn on the coffee machine",),
+        ),
+        ("add a reminder to the calendar for 7 to call mum", ("call mum",)),
+        (
+            "send Sam a message to open the bedroom blinds when he wakes up",
+            ("open the bedroom blinds when he wakes up",),
+        ),
+        ("warn Sam that we have to leave soon", ("we have to leave soon",)),
         ("add lamp oil to the shopping list", ("lamp oil",)),
         ("turn on the kitchen light", ()),
         # Nobody the home can message is said: no body, so nothing is set apart.

@@ -358,6 +358,48 @@ def test_ticking_off_a_said_item_names_the_homes_only_list() -> None:
     assert verdict("add a dentist appointment", add) is grounding.Verdict.ASK
 
 
+def test_an_item_ticked_off_must_be_one_said() -> None:
+    # dev, reworded todo-add-coffee: the real 0.5B ticked off the bread.
+    bread = call("complete_todo_item", list_id="todo.shopping_list", item="bread")
+    text = "put coffee beans on the list, we haven't got any left"
+    assert verdict(text, bread) is grounding.Verdict.UNRELATED
+    milk = call("complete_todo_item", list_id="todo.shopping_list", item="milk")
+    said = "I bought everything on the shopping list"
+    assert verdict(said, milk) is grounding.Verdict.GROUNDED
+
+
+@pytest.mark.parametrize(
+    ("text", "raw"),
+    [
+        # dev, reworded: the real 0.5B switched the lights on, and added an item
+        (
+            "can you see if the kitchen light is switched on",
+            call("turn_on", entity_id=["light.kitchen"]),
+        ),
+        (
+            "tell me what's on our shopping list",
+            call("add_todo_item", list_id="todo.shopping_list", item="me shopping list"),
+        ),
+        (
+            "could you check whether the coffee machine is on",
+            call("turn_on", entity_id=["switch.coffee_machine"]),
+        ),
+    ],
+)
+def test_a_question_said_as_a_request_grounds_no_change(text: str, raw: RawCall) -> None:
+    assert grounding.Request(text, "en").is_question
+    assert verdict(text, raw) is grounding.Verdict.UNRELATED
+
+
+def test_a_request_to_do_is_no_question() -> None:
+    for text in (
+        "can you turn off the kitchen light",
+        "tell Anna dinner is ready",
+        "check the door",
+    ):
+        assert not grounding.Request(text, "en").is_question
+
+
 def test_a_room_too_warm_asks_for_the_thermostat_not_the_lights() -> None:
     # The real 1.5B dimmed the kids room light for this one.
     text = "the kids room is too warm, turn it down a degree"

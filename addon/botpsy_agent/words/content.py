@@ -37,7 +37,12 @@ _NEEDED = re.compile(
     r"(?:note|add|put|write|stick|jot)\s+(?:that|it|them|those|these|both)\s+(?:down\s+)?"
     r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
 )
-_REMINDER = re.compile(r"\bremind\s+(?:me|us)\b(?P<rest>.*?)\bto\s+(?P<what>.+)$")
+_REMINDER = re.compile(
+    r"\b(?:remind\s+(?:me|us)|(?:set|add|create|make|put\s+in)\s+(?:up\s+)?an?\s+reminder)\b"
+    rf"(?P<rest>.*?)\bto\s+(?!{_CALENDAR}\b)(?P<what>.+)$"
+)
+"""'remind me on Friday to …', 'set a reminder for 7 tomorrow morning to …' (dev, reworded
+calendar-reminder-names-a-device: the 0.5B switched the coffee machine on)."""
 _EVENT = re.compile(
     r"\b(?:add|put|schedule|book in|plan|create)\s+(?P<what>.+?)"
     rf"(?:\s+(?:to|on|in|into)\s+{_CALENDAR}\b(?P<tail>.*))?$"
@@ -52,8 +57,12 @@ _SAYING = re.compile(
 )
 _TO_SOMEONE = (
     r"\blet\s+{who}\s+know\s+(?:that\s+)?(?P<body>.+)$",
-    r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping)\s+{who}\s+"
+    r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping|warn)\s+{who}\s+"
     r"(?:that\s+|to\s+)?(?P<body>.+)$",
+    # "send Sam a message to open the bedroom blinds" (dev, reworded message-asks-someone-
+    # else: the 0.5B opened them)
+    r"^(?:please\s+)?(?:can you\s+|could you\s+)?send\s+{who}\s+an?\s+(?:message|text|note)\s+"
+    r"(?:saying\s+|that\s+|to\s+)?(?P<body>.+)$",
 )
 
 

@@ -43,11 +43,14 @@ import re
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
 from botpsy_agent.words import heating, negation
 from botpsy_agent.words.checks import WHEN_WORDS
+from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.content import without_spans
 from botpsy_agent.words.cover_ways import said_cover_way
 from botpsy_agent.words.grounding_words import (
+    ASKING_TO_KNOW,
     DOMAINS,
     ELSEWHERE,
+    EVERY_ITEM,
     EVERYWHERE,
     HERE,
     KINDS,
@@ -171,9 +174,21 @@ class Request:
 
     @property
     def is_question(self) -> bool:
-        """A question asks to know ("are the blinds closed?"); "can you …?" asks to do."""
+        """A question asks to know ("are the blinds closed?", "can you check if the door is
+        locked?"); "can you …?" asks to do."""
         words = self.normalized.split()
-        return bool(words) and words[0] in QUESTION_STARTS.get(self.base_language, ())
+        if words and words[0] in QUESTION_STARTS.get(self.base_language, ()):
+            return True
+        polite, knowing, opening = ASKING_TO_KNOW.get(self.base_language, ((), (), ()))
+        if len(said_parts(self.text, self.base_language)) > 1:
+            return False  # "check whether the window is open and close it if it is"
+        while words and words[0] in polite:
+            words = words[1:]
+        for verb in map(str.split, knowing):
+            rest = words[len(verb) :]
+            if words[: len(verb)] == verb and rest:
+                return rest[0] in opening
+        return False
 
     def says(self, phrase: str) -> bool:
         words = _phrase_words(phrase)
@@ -232,8 +247,10 @@ def check(
         return Verdict.BORROWED
     said = request if isinstance(call, CARRIES_CONTENT) else request.outside_content
     kind, targets = _kind_said(resolved, said), _targets_said(resolved, said, home, events_named)
-    asks_to_know = request.is_question
-    if (kind and targets and not asks_to_know) or _heaters_switched_on(resolved, said, home):
+    asks_to_know, item = request.is_question, _item_said(call, said)
+    if (kind and targets and item and not asks_to_know) or _heaters_switched_on(
+        resolved, said, home
+    ):
         return Verdict.GROUNDED
     if not has_home_intent(request, home):
         return Verdict.NO_HOME_INTENT
@@ -243,7 +260,7 @@ def check(
         and _kind_said(resolved, request)
         and _targets_said(resolved, request, home, events_named)
     )
-    if asks_to_know or not (kind or targets) or in_content:
+    if asks_to_know or not (kind or targets) or in_content or not item:
         return Verdict.UNRELATED
     return Verdict.ASK
 
@@ -265,6 +282,16 @@ def _targets_said(
     return _event_named(resolved.call, events_named) or all(
         _target_named(e, resolved, request, home, language) for e in resolved.targets
     )
+
+
+def _item_said(call: Tool, request: Request) -> bool:
+    """An item ticked off or removed is one the request says, all of them, or the one it
+    points back at: "put coffee beans on the list, we haven't got any left" ticked off the
+    bread (dev, reworded todo-add-coffee: the 0.5B)."""
+    if not isinstance(call, CompleteTodoItem | RemoveTodoItem):
+        return True
+    every = EVERY_ITEM.get(request.word_language, ())
+    return request.says(call.item) or request.says_any(every) or request.points_back
 
 
 def _heaters_switched_on(resolved: ResolvedCall, request: Request, home: Home) -> bool:

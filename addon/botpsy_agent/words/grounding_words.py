@@ -379,6 +379,13 @@ EVERYWHERE: Mapping[str, tuple[str, ...]] = {
     "id": ("semua", "seluruh", "rumah"),
 }
 
+EVERY_ITEM: Mapping[str, tuple[str, ...]] = {
+    "en": ("all", "every", "everything"),
+    "ko": ("모든", "전부", "다 "),
+    "id": ("semua",),
+}
+"""Words for all of a list's items ("I bought everything on the list")."""
+
 NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
         "toggle": ("switch on", "switch off"),
@@ -447,6 +454,18 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
     "ko": (),
 }
 """First words of a question: a question asks to know, it grounds no action."""
+
+ASKING_TO_KNOW: Mapping[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "en": (
+        ("hey", "please", "can", "could", "would", "will", "you", "just"),
+        ("check", "see", "tell me", "let me know", "find out", "remind me", "know"),
+        ("if", "whether", "what", "what's", "which", "who", "when", "where", "how", "how's"),
+    ),
+}
+"""A question said as a request (dev, reworded): "can you see if the fairy lights are
+switched on" (the 0.5B switched them on), "tell me what's on our shopping list" (it added
+an item), "remind me what we need to buy". Per language: the polite words before it, the
+verbs of knowing, and the words that open what is to be known."""
 
 ELSEWHERE: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
