@@ -516,6 +516,19 @@ def test_ticking_off_everything_is_no_item_to_add() -> None:
     assert "add_todo_item" in _narrowed("add oat milk to the shopping list")
 
 
+def test_a_time_of_day_with_no_list_named_is_no_list_item() -> None:
+    # Dev, reworded calendar-create-*: the real models put the vet visit on the shopping
+    # list, and ticked off its bread for the haircut.
+    for text in (
+        "add a 30 minute vet visit in three days' time at 9:30 am",
+        "I've got a haircut tomorrow at 11am, add it please",
+    ):
+        tools = _narrowed(text)
+        assert "create_event" in tools, text
+        assert not {"add_todo_item", "complete_todo_item"} & set(tools), text
+    assert "add_todo_item" in _narrowed("add milk to the shopping list for tomorrow at 9")
+
+
 def test_a_reminder_to_everyone_is_a_notification_not_a_message_to_one_person() -> None:
     # Dev notify-bins: the real 0.5B sent it to Anna's phone, and the app asked whom.
     tools = _narrowed("remind everyone with a notification that the bins go out tonight")
