@@ -56,6 +56,16 @@ def test_sizes_of_a_change(text: str, steps: tuple[float, ...]) -> None:
     assert _said(text).steps == steps  # type: ignore[attr-defined]
 
 
+def test_a_way_said_of_a_level_asks_for_no_step() -> None:
+    # dev, reworded multi-bedroom-blue-dim: the 0.5B stepped down by 20 instead
+    said = _said("make the bedroom light blue and dim it down to twenty percent")
+    assert said.toward_level and said.levels == (20.0,)  # type: ignore[attr-defined]
+    # The way of another clause is its own: the hall still dims by a step.
+    mixed = _said("dim the hall light and set the kitchen light to 40%")
+    assert not mixed.toward_level  # type: ignore[attr-defined]
+    assert not _said("dim the hall light").toward_level  # type: ignore[attr-defined]
+
+
 def test_a_number_after_to_is_a_level_only() -> None:
     said = _said("turn the heating up to 23")
     assert said.levels == (23.0,) and said.steps == ()  # type: ignore[attr-defined]

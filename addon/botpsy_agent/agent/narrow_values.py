@@ -113,7 +113,7 @@ def _steps(key: str, spec: dict[str, Any], values: SaidValues) -> list[Any]:
     quantity = STEP_QUANTITY[key]
     way = values.directions.get(quantity, values.directions.get(Quantity.ANY))
     sizes = list(values.steps)
-    if not sizes and (way is not None or values.small):
+    if not sizes and not values.toward_level and (way is not None or values.small):
         sizes = [DEFAULT_STEP[quantity]]
     signs = [way] if way is not None else [1, -1]
     return _within([sign * size for size in sizes for sign in signs], spec)

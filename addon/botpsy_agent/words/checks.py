@@ -394,6 +394,10 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "louder",
                 "barely hear",
                 "hardly hear",
+                # "there's no sound at all from the kids speaker" (dev, reworded
+                # multi-unmute-speaker: the 0.5B stopped the speaker)
+                "no sound",
+                "making any sound",
                 "too quiet",
                 "so quiet",
                 "can't hear",

@@ -14,12 +14,17 @@ _WORD_BOUNDED = frozenset({"en", "id"})
 """Languages whose phrases match whole words; elsewhere (ko) as substrings, since particles
 and endings attach to the word."""
 
-SPLIT_PARTICLES: Mapping[str, re.Pattern[str]] = {
-    # "cool the living room down" (dev, reworded cooler-living-room: the 0.5B set the
-    # heating to cool, a mode it does not have)
-    "en": re.compile(
-        r"\b(turn|cool|warm|heat|speed|slow)\s+((?:(?!up\b|down\b)[\w'-]+\s+){1,4}?)(up|down)\b",
-        re.I,
+SPLIT_PARTICLES: Mapping[str, tuple[re.Pattern[str], ...]] = {
+    "en": (
+        # "cool the living room down" (dev, reworded cooler-living-room: the 0.5B set the
+        # heating to cool, a mode it does not have)
+        re.compile(
+            r"\b(turn|cool|warm|heat|speed|slow)\s+((?:(?!up\b|down\b)[\w'-]+\s+){1,4}?)(up|down)\b",
+            re.I,
+        ),
+        # "get the coffee machine going" (dev, reworded multi-coffee-and-message: the 0.5B
+        # said no tool fits)
+        re.compile(r"\b(get)\s+((?:(?!going\b|running\b)[\w'-]+\s+){1,4}?)(going|running)\b", re.I),
     ),
 }
 """Per language: a verb, up to four words, then its particle."""
@@ -27,10 +32,9 @@ SPLIT_PARTICLES: Mapping[str, re.Pattern[str]] = {
 
 def join_particles(text: str, language: str) -> str:
     """The text with each split particle put back after its verb."""
-    pattern = SPLIT_PARTICLES.get(language)
-    if pattern is None:
-        return text
-    return pattern.sub(lambda m: f"{m.group(1)} {m.group(3)} {m.group(2).strip()}", text)
+    for pattern in SPLIT_PARTICLES.get(language, ()):
+        text = pattern.sub(lambda m: f"{m.group(1)} {m.group(3)} {m.group(2).strip()}", text)
+    return text
 
 
 def phrase_matcher(language: str, phrases: Iterable[str]) -> re.Pattern[str]:

@@ -165,6 +165,10 @@ class SaidValues:
     steps: tuple[float, ...] = ()
     """Numbers said as sizes of a change ("by 10", "a degree", "two degrees")."""
     directions: Mapping[Quantity, int] = field(default_factory=dict)
+    toward_level: bool = False
+    """The way is said of a level: "dim it down to twenty percent" moves to 20 %, it asks
+    for no step of its own (dev, reworded multi-bedroom-blue-dim: the 0.5B stepped down
+    by 20 instead)."""
     small: bool = False
     """A small change said ("a bit", "slightly")."""
     full: bool = False
@@ -199,13 +203,19 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
     directions = said_directions(request.affirmed, request.language)
     levels: list[float] = []
     steps: list[float] = []
-    for number, before in _numbers(text, language):
+    toward = False
+    for number, start in _numbers(text, language):
+        words = text[:start].split()
+        before = words[-1] if words else None
         if before == _BY.get(language):
             steps.append(number)
             continue
         levels.append(number)
         if directions and before not in _TO.get(language, ()):
             steps.append(number)  # "turn it down 2 degrees": a size, or a level
+        toward = toward or (
+            bool(directions) and before in _TO.get(language, ()) and _moved(words[:-1], language)
+        )
     if re.search(r"(?<!\w)(?:a|one|1)\s*(?:more\s+|less\s+)?(?:degree|°)", text) or re.search(
         r"1\s*(?:도|derajat)", text
     ):
@@ -214,6 +224,7 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
         levels=tuple(dict.fromkeys(levels)),
         steps=tuple(dict.fromkeys(steps)),
         directions=directions,
+        toward_level=toward,
         small=request.says_any(SMALL_WORDS.get(request.base_language, ())),
         full=request.says_any(FULL_WORDS.get(language, ())),
         whites=tuple(
@@ -314,8 +325,27 @@ def _word_numbers(language: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])(?:{'|'.join(map(re.escape, words))})(?![\w-])")
 
 
-def _numbers(text: str, language: str) -> list[tuple[float, str | None]]:
-    """Every number said, in digits or words, with the word before it."""
+_MOVES: Mapping[str, frozenset[str]] = {
+    "en": frozenset({"dim", "brighten", "down", "up", "lower", "raise", "reduce", "increase"}),
+}
+"""Words of a way that a level after "to" may finish ("dim it down to 20 %")."""
+_CLAUSE_ENDS = frozenset({"and", "then", ","})
+_NEAR = 5
+"""How many words before "to" the way may be said."""
+
+
+def _moved(words: list[str], language: str) -> bool:
+    """Is a way said within the words just before a level's "to", in the same clause?"""
+    for word in reversed(words[-_NEAR:]):
+        if word in _CLAUSE_ENDS or word.endswith(","):
+            return False
+        if word in _MOVES.get(language, frozenset()):
+            return True
+    return False
+
+
+def _numbers(text: str, language: str) -> list[tuple[float, int]]:
+    """Every number said, in digits or words, with where it starts."""
     found: list[tuple[int, float]] = [
         (m.start(), float(m.group(1).replace(",", "."))) for m in _NUMBER.finditer(text)
     ]
@@ -324,8 +354,4 @@ def _numbers(text: str, language: str) -> list[tuple[float, str | None]]:
         found += [
             (m.start(), float(words[m.group(0)])) for m in _word_numbers(language).finditer(text)
         ]
-    out: list[tuple[float, str | None]] = []
-    for start, number in sorted(found):
-        before = text[:start].split()
-        out.append((number, before[-1] if before else None))
-    return out
+    return [(number, start) for start, number in sorted(found)]
