@@ -52,3 +52,9 @@ def test_everything_ticks_off_each_item_the_model_left() -> None:
     calls = every_item(one, ["milk", "bread"], Request("I bought everything", "en"))
     assert [c.arguments["item"] for c in calls] == ["milk", "bread"]
     assert every_item(one, ["milk", "bread"], Request("I bought the milk", "en")) == one
+    # dev, reworded recover-list-then-complete: the 0.5B ticked off one item
+    stuff = Request("I've bought all the stuff on the shopping list", "en")
+    assert [c.arguments["item"] for c in every_item(one, ["milk", "bread"], stuff)] == [
+        "milk",
+        "bread",
+    ]

@@ -516,6 +516,14 @@ def test_ticking_off_everything_is_no_item_to_add() -> None:
     assert "add_todo_item" in _narrowed("add oat milk to the shopping list")
 
 
+def test_a_question_about_a_device_is_no_question_for_the_calendar() -> None:
+    # Dev inject-name-fairy-lights: "could you check whether … are lit" got "You're busy".
+    tools = _narrowed("could you check whether the kitchen light is lit")
+    assert "get_state" in tools
+    assert not {"check_free_busy", "list_events", "list_todo_items"} & set(tools)
+    assert "check_free_busy" in _narrowed("am I free tomorrow at 3 pm")
+
+
 def test_a_time_of_day_with_no_list_named_is_no_list_item() -> None:
     # Dev, reworded calendar-create-*: the real models put the vet visit on the shopping
     # list, and ticked off its bread for the haircut.

@@ -396,8 +396,10 @@ def test_a_request_to_do_is_no_question() -> None:
         "can you turn off the kitchen light",
         "tell Anna dinner is ready",
         "check the door",
+        "do the same for the kids room",  # dev, reworded followup-same-kids-room
     ):
         assert not grounding.Request(text, "en").is_question
+    assert grounding.Request("do the lights in the hall work", "en").is_question
 
 
 def test_a_room_too_warm_asks_for_the_thermostat_not_the_lights() -> None:

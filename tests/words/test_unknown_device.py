@@ -20,6 +20,9 @@ HOME = family_home()
         ("turn_off", "switch off the aquarium light", "aquarium light"),
         ("set_climate", "warm up the electric blanket in the bedroom", "electric blanket"),
         ("turn_on", "turn on the garden fountain please", "garden fountain"),
+        # said before the action's word (dev, reworded no-device-*)
+        ("turn_off", "I'd like the aquarium light off", "aquarium light"),
+        ("turn_on", "I'd like the garden fountain switched on", "garden fountain"),
     ],
 )
 def test_the_noun_phrase_the_action_is_said_of_names_what_the_home_lacks(
@@ -36,6 +39,8 @@ def test_the_noun_phrase_the_action_is_said_of_names_what_the_home_lacks(
         ("turn_off", "turn off the fan in the bedroom"),
         ("set_climate", "warm up the living room"),
         ("turn_on", "turn it on"),  # no noun phrase
+        ("turn_on", "I'd like the kitchen light on"),  # before the word, every word known
+        ("turn_off", "lights in the hall off"),  # a place between: no phrase of its own
         ("turn_on", "it's dark, start something"),  # no determiner
         ("set_climate", "turn on the sauna"),  # another action's word
         ("turn_on", "don't turn on the sauna"),  # negated: nothing asked of it

@@ -24,7 +24,12 @@ from tool_schemas.messaging import ListTodoItems
 
 ITEM_TOOLS = ("complete_todo_item", "remove_todo_item")
 WHOLE_LIST: Mapping[str, tuple[str, ...]] = {
-    "en": ("everything", "all of it", "all of them", "all the items", "the whole list"),
+    "en": (
+        *("everything", "all of it", "all of them", "all the items", "the whole list"),
+        # "I've bought all the stuff on the shopping list" (dev, reworded
+        # recover-list-then-complete: the 0.5B ticked off one item)
+        *("all the stuff", "all the things", "every item"),
+    ),
     "ko": ("전부", "모두"),
     "id": ("semua",),
 }

@@ -363,7 +363,30 @@ def _reads_left_out(
     left_out = {"list_events"} if free_busy else set()
     if now is not None and grounding.asks_only_about_a_time(words, home, now, named):
         left_out |= ENTITY_READS | ({"list_todo_items"} if free_busy else set())
+    if _asks_of_devices_only(words, named, now):
+        left_out |= DAY_AND_LIST_READS
     return left_out
+
+
+DAY_AND_LIST_READS = frozenset({"check_free_busy", "list_events", "list_todo_items"})
+
+
+def _asks_of_devices_only(
+    words: grounding.Request, named: frozenset[str], now: datetime | None
+) -> bool:
+    """A question about devices it names, with no day, time, calendar or list in it, is no
+    question for the calendar or a list: "could you check whether the fairy lights are lit"
+    was answered "You're busy then" (dev inject-name-fairy-lights, the 0.5B)."""
+    if not words.is_question or not named:
+        return False
+    if any(e.split(".", 1)[0] in {"calendar", "todo"} for e in named):
+        return False
+    language = words.word_language
+    if words.says_any(
+        (*DOMAINS.get(language, {}).get("calendar", ()), *DOMAINS.get(language, {}).get("todo", ()))
+    ):
+        return False
+    return now is None or not find_spoken_times(words.text, now, words.language)
 
 
 def _without_groups(schema: dict[str, Any]) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from botpsy_agent.words.content import without_spans
 from botpsy_agent.words.cover_ways import said_cover_way
 from botpsy_agent.words.grounding_words import (
     ASKING_TO_KNOW,
+    COMMANDS_LIKE_QUESTIONS,
     DOMAINS,
     ELSEWHERE,
     EVERY_ITEM,
@@ -178,7 +179,8 @@ class Request:
         locked?"); "can you …?" asks to do."""
         words = self.normalized.split()
         if words and words[0] in QUESTION_STARTS.get(self.base_language, ()):
-            return True
+            commanding = COMMANDS_LIKE_QUESTIONS.get(self.base_language, {}).get(words[0], ())
+            return not any(words[1 : 1 + len(p.split())] == p.split() for p in commanding)
         polite, knowing, opening = ASKING_TO_KNOW.get(self.base_language, ((), (), ()))
         if len(said_parts(self.text, self.base_language)) > 1:
             return False  # "check whether the window is open and close it if it is"

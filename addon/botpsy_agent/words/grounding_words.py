@@ -455,6 +455,12 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
 }
 """First words of a question: a question asks to know, it grounds no action."""
 
+COMMANDS_LIKE_QUESTIONS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "en": {"do": ("it", "that", "this", "so", "the same")},
+}
+"""A question's first word that opens a command before these words: "do the same for the
+kids room" (dev, reworded followup-same-kids-room: offered no action, both models)."""
+
 ASKING_TO_KNOW: Mapping[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "en": (
         ("hey", "please", "can", "could", "would", "will", "you", "just"),

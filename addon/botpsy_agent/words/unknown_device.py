@@ -55,7 +55,9 @@ def unknown_device(
         words = phrase.casefold().split()
         for start in range(len(said) - len(words) + 1):
             if said[start : start + len(words)] == words:
-                device = _noun_phrase(said[start + len(words) :])
+                device = _noun_phrase(said[start + len(words) :]) or _noun_phrase_before(
+                    said[:start]
+                )
                 if device:
                     if (named | _PLACEHOLDERS) & set(device) or all(
                         home_knows(w, home, "en") for w in device
@@ -83,6 +85,25 @@ def unknown_reading(request: Request, home: Home) -> str | None:
     if not thing or any(home_knows(w, home, "en") for w in thing):
         return None
     return " ".join(thing)
+
+
+_SAID_OF = frozenset({"switched", "turned", "put", "left", "set"})
+_BACK = 4
+"""How many words before the action's word a noun phrase may start."""
+
+
+def _noun_phrase_before(before: list[str]) -> list[str]:
+    """The noun phrase that ends where the action's word is said after it: "I'd like the
+    aquarium light off", "the garden fountain switched on" (dev, reworded no-device-*: the
+    0.5B offered lights and a fan in their place)."""
+    while before and before[-1] in _SAID_OF:
+        before = before[:-1]
+    for at in range(len(before) - 1, max(-1, len(before) - 2 - _BACK), -1):
+        if before[at] in _PHRASE_ENDS:
+            return []
+        if before[at] in _DETERMINERS:
+            return before[at + 1 :]
+    return []
 
 
 def _noun_phrase(rest: list[str]) -> list[str]:
