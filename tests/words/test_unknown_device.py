@@ -41,6 +41,8 @@ def test_the_noun_phrase_the_action_is_said_of_names_what_the_home_lacks(
         ("turn_on", "turn it on"),  # no noun phrase
         ("turn_on", "I'd like the kitchen light on"),  # before the word, every word known
         ("turn_off", "lights in the hall off"),  # a place between: no phrase of its own
+        ("set_media", "the TV is way too loud"),  # dev, reworded telly-too-loud
+        ("turn_off", "the thing is off"),
         ("turn_on", "it's dark, start something"),  # no determiner
         ("set_climate", "turn on the sauna"),  # another action's word
         ("turn_on", "don't turn on the sauna"),  # negated: nothing asked of it

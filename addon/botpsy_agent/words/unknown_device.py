@@ -55,9 +55,9 @@ def unknown_device(
         words = phrase.casefold().split()
         for start in range(len(said) - len(words) + 1):
             if said[start : start + len(words)] == words:
-                device = _noun_phrase(said[start + len(words) :]) or _noun_phrase_before(
-                    said[:start]
-                )
+                device = _noun_phrase(said[start + len(words) :])
+                if not device and words[-1] in _PARTICLE_WORDS:
+                    device = _noun_phrase_before(said[:start])
                 if device:
                     if (named | _PLACEHOLDERS) & set(device) or all(
                         home_knows(w, home, "en") for w in device
@@ -88,6 +88,9 @@ def unknown_reading(request: Request, home: Home) -> str | None:
 
 
 _SAID_OF = frozenset({"switched", "turned", "put", "left", "set"})
+_PARTICLE_WORDS = frozenset({"on", "off"})
+"""Action words a device may be said before ("the aquarium light off"); not "too loud",
+whose subject is said with "is" ("the TV is way too loud")."""
 _BACK = 4
 """How many words before the action's word a noun phrase may start."""
 
@@ -99,7 +102,7 @@ def _noun_phrase_before(before: list[str]) -> list[str]:
     while before and before[-1] in _SAID_OF:
         before = before[:-1]
     for at in range(len(before) - 1, max(-1, len(before) - 2 - _BACK), -1):
-        if before[at] in _PHRASE_ENDS:
+        if before[at] in _PHRASE_ENDS or before[at] in _AUXILIARIES:
             return []
         if before[at] in _DETERMINERS:
             return before[at + 1 :]
