@@ -524,6 +524,21 @@ def test_a_question_about_a_device_is_no_question_for_the_calendar() -> None:
     assert "check_free_busy" in _narrowed("am I free tomorrow at 3 pm")
 
 
+def test_an_item_said_for_the_list_is_added_not_ticked_off() -> None:
+    # Dev, reworded todo-add-coffee: the real 0.5B ticked off the bread.
+    tools = _narrowed("put coffee beans on the list, we haven't got any left")
+    assert "add_todo_item" in tools and "complete_todo_item" not in tools
+    assert "complete_todo_item" in _narrowed("I got the milk, tick it off the list")
+
+
+def test_a_reminder_for_a_time_said_is_an_event_not_a_notification() -> None:
+    # Dev, reworded calendar-reminder-names-a-device: the real 0.5B posted it at once.
+    text = "set a reminder for 7 tomorrow morning to turn on the coffee machine"
+    tools = _narrowed(text, content=spans_of_content(text))
+    assert "create_event" in tools
+    assert not {"create_notification", "turn_on", "update_event", "no_tool_fits"} & set(tools)
+
+
 def test_a_time_of_day_with_no_list_named_is_no_list_item() -> None:
     # Dev, reworded calendar-create-*: the real models put the vet visit on the shopping
     # list, and ticked off its bread for the haircut.

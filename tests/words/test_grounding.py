@@ -391,6 +391,28 @@ def test_a_question_said_as_a_request_grounds_no_change(text: str, raw: RawCall)
     assert verdict(text, raw) is grounding.Verdict.UNRELATED
 
 
+@pytest.mark.parametrize(
+    ("text", "raw"),
+    [
+        # dev, reworded: asked about, or refused to the model, though asked for
+        (
+            "warn Anna that dinner is ready",
+            call("send_message", recipient="notify.mobile_app_anna", message="dinner is ready"),
+        ),
+        (
+            "the kids room fan is too strong",
+            call("set_fan", entity_id=["fan.kids_room"], percentage_step=-20),
+        ),
+        (
+            "can you turn the bedroom fan up",
+            call("set_fan", entity_id=["fan.bedroom"], percentage_step=20),
+        ),
+    ],
+)
+def test_kinds_said_in_other_words_ground_their_action(text: str, raw: RawCall) -> None:
+    assert verdict(text, raw) is grounding.Verdict.GROUNDED
+
+
 def test_a_request_to_do_is_no_question() -> None:
     for text in (
         "can you turn off the kitchen light",

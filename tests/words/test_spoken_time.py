@@ -53,6 +53,7 @@ def test_the_end_of_a_span_is_no_start() -> None:
         ("en", "in a day", [TOMORROW], []),
         ("en", "to 5 in the afternoon", [], [time(17)]),
         ("en", "for 7 tomorrow morning", [TOMORROW], [time(7)]),
+        ("en", "in three days' time at 9:30 am", [FRIDAY], [time(9, 30)]),
         # Korean
         ("ko", "글피", [FRIDAY], []),
         ("ko", "어제", [YESTERDAY], []),

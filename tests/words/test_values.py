@@ -11,7 +11,7 @@ import pytest
 from botpsy_agent.words.checks import Quantity
 from botpsy_agent.words.grounding import Request
 from botpsy_agent.words.phrasing import join_particles
-from botpsy_agent.words.values import said_values, says_setting
+from botpsy_agent.words.values import said_values, says_setting, says_value
 
 NOW = datetime(2026, 12, 1, 10, 17, tzinfo=ZoneInfo("Europe/Berlin"))
 
@@ -64,6 +64,13 @@ def test_a_way_said_of_a_level_asks_for_no_step() -> None:
     mixed = _said("dim the hall light and set the kitchen light to 40%")
     assert not mixed.toward_level  # type: ignore[attr-defined]
     assert not _said("dim the hall light").toward_level  # type: ignore[attr-defined]
+
+
+def test_a_mode_said_as_a_way_to_move_is_no_mode() -> None:
+    # dev, reworded cooler-living-room: the 0.5B set the heating to cool
+    assert not says_value(Request("could you cool the living room down", "en"), "cool")
+    assert says_value(Request("set the living room to cool", "en"), "cool")
+    assert not says_value(Request("heat up the kids room", "en"), "heat")
 
 
 def test_a_number_after_to_is_a_level_only() -> None:

@@ -119,7 +119,12 @@ def narrowed_schemas(
         | _to_everyone(chosen, words)
     )
     if kinds is not None:
-        left_out |= _no_item_to_add(chosen, words) | _a_time_is_no_item(chosen, words, now)
+        left_out |= (
+            _no_item_to_add(chosen, words)
+            | _an_item_to_add(chosen, words)
+            | _a_time_is_no_item(chosen, words, now)
+            | _a_reminder_at_a_time(chosen, words, now)
+        )
     offered = frozenset(chosen) - left_out
     if kinds is not None:  # the request names kinds of action: reads only where needed
         left_out |= _reads_not_needed(offer, offered, words)
@@ -264,6 +269,29 @@ def _no_item_to_add(chosen: Mapping[str, _Action], words: grounding.Request) -> 
     if {"add_todo_item", "complete_todo_item"} <= set(chosen) and list_item(words.text) is None:
         return {"add_todo_item"}
     return set()
+
+
+def _an_item_to_add(chosen: Mapping[str, _Action], words: grounding.Request) -> set[str]:
+    """An item said to go on a list is added, not ticked off: "put coffee beans on the
+    list, we haven't got any left" ticked off the bread (dev, reworded todo-add-coffee)."""
+    changes = {"complete_todo_item", "remove_todo_item"} & set(chosen)
+    if "add_todo_item" in chosen and changes and list_item(words.text) is not None:
+        return changes
+    return set()
+
+
+def _a_reminder_at_a_time(
+    chosen: Mapping[str, _Action], words: grounding.Request, now: datetime | None
+) -> set[str]:
+    """A reminder for a time said goes on the calendar; a notification is posted now: "set
+    a reminder for 7 tomorrow morning to turn on the coffee machine" was posted at once
+    (dev, reworded calendar-reminder-names-a-device)."""
+    if "create_event" not in chosen or "create_notification" not in chosen or now is None:
+        return set()
+    if reminder_of(words.text) is None:
+        return set()
+    spoken = find_spoken_times(words.text, now, words.language)
+    return {"create_notification"} if any(s.times or s.moment for s in spoken) else set()
 
 
 def _a_time_is_no_item(

@@ -24,6 +24,7 @@ from tool_schemas.messaging import AddTodoItem, CreateNotification, SendMessage
 
 _POINTING = frozenset({"it", "them", "that", "this", "those", "these", "both", "all", "everything"})
 _ARTICLES = re.compile(r"^(?:some|a|an|the|more)\s+")
+_POLITE = frozenset({"please", "thanks", "now"})
 _CALENDAR = r"(?:the|my|our)\s+(?:[\w'-]+\s+)?calendar"
 
 _ITEM = re.compile(
@@ -93,8 +94,8 @@ def event_title(text: str, now: datetime, language: str) -> str | None:
     what = _DURATION.sub(" ", what)
     what = _ON_CALENDAR.sub(" ", what)
     what = _ARTICLES.sub("", " ".join(what.replace(" ,", ",").split()).strip(" ,."))
-    if not what or set(what.split()) <= _POINTING:
-        return None
+    if not what or set(what.split()) - _POLITE <= _POINTING:
+        return None  # "add it please": what it is was said before (the model's to copy)
     return what[0].upper() + what[1:]
 
 

@@ -101,7 +101,11 @@ KINDS: WordTable = {
             "percent",
         ),
         "control_lock": ("lock", "unlock", "bolt", "open"),
-        "set_fan": ("speed", "faster", "slower", "oscillate", "direction", "set", "%", "hard"),
+        "set_fan": (
+            *("speed", "faster", "slower", "oscillate", "direction", "set", "%", "hard"),
+            # dev, reworded faster-fan and fan-too-strong: asked about, or the speaker's
+            *("turn up", "turn down", "strong"),
+        ),
         "control_media": (
             "play",
             "playing",
@@ -131,6 +135,7 @@ KINDS: WordTable = {
             "turn up",
             "turn down",
             "set",
+            "sound",  # "there's no sound from the kids speaker" (dev, reworded)
         ),
         "control_vacuum": ("vacuum", "clean", "hoover", "dock", "base", "start", "stop", "pause"),
         "activate_scene": ("scene", "activate", "mood", "set", "mode", "time"),
@@ -142,7 +147,11 @@ KINDS: WordTable = {
         "check_free_busy": ("free", "busy", "available", "availability"),
         # Verbs only: a calendar noun ("take the family dinner off the calendar") names the
         # calendar, not the adding; the real 1.5B added that sentence as an event.
-        "create_event": ("add", "put", "create", "new", "book in", "schedule", "plan", "remind"),
+        "create_event": (
+            *("add", "put", "create", "new", "book in", "schedule", "plan", "remind"),
+            # dev, reworded calendar-reminder-names-a-device: posted as a notification
+            *("set a reminder", "set up a reminder", "make a reminder"),
+        ),
         "update_event": (
             *_CALENDAR_EN,
             "move",
@@ -165,6 +174,7 @@ KINDS: WordTable = {
             "call off",
             "off the calendar",
             "take off",
+            "get rid of",  # dev, reworded calendar-delete: "no tool fits"
         ),
         "send_message": (
             "tell",
@@ -179,6 +189,7 @@ KINDS: WordTable = {
             "remind",
             "ping",
             "write",
+            "warn",  # "warn Sam that we have to leave" (dev, reworded message-sam)
         ),
         "create_notification": ("notify", "notification", "remind", "reminder", "alert", "note"),
         "add_todo_item": (
@@ -390,13 +401,13 @@ NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
         "toggle": ("switch on", "switch off"),
         "send_message": ("remind me", "remind us"),
-        "update_event": ("remind me", "remind us"),
+        "update_event": ("remind me", "remind us", "a reminder"),
     },
 }
 """A kind's word that, in these phrases, names another kind: "switch on" is no toggle;
-"remind me" asks for a new entry on the calendar, not a message to someone nor a change to
-an event (dev calendar-reminder-names-a-device: the 0.5B sent Sam the reminder, and once
-offered the month's events, gave up)."""
+"remind me" and "a reminder" ask for a new entry on the calendar, not a message to someone
+nor a change to an event (dev calendar-reminder-names-a-device: the 0.5B sent Sam the
+reminder, and once offered the month's events, gave up)."""
 
 REFERRING: Mapping[str, tuple[str, ...]] = {
     "en": ("it", "them", "that", "those", "this", "these", "there", "again", "too", "same"),

@@ -401,7 +401,12 @@ def _en_part(match: re.Match[str], now: datetime) -> _Token:
 _ORDINAL = r"(?:st|nd|rd|th)?"
 
 EN_PATTERNS: tuple[tuple[str, _Handler], ...] = (
-    (rf"\bin\s+(?P<amount>{_EN_AMOUNT})\s+(?P<unit>{_alternatives(_EN_UNITS)})\b", _en_relative),
+    (
+        # "in three days' time", "in a week's time" (dev, reworded calendar-create-in-days)
+        rf"\bin\s+(?P<amount>{_EN_AMOUNT})\s+(?P<unit>{_alternatives(_EN_UNITS)})\b"
+        r"(?:'s?\s+time\b)?",
+        _en_relative,
+    ),
     (
         rf"\b(?P<amount>\d{{1,3}}|{_alternatives(EN_NUMBERS)})\s+(?P<unit>{_alternatives(_EN_UNITS)})"
         r"\s+from\s+now\b",

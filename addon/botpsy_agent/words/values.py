@@ -18,6 +18,7 @@ import re
 from botpsy_agent.words import negation
 from botpsy_agent.words.checks import SMALL_WORDS, Quantity, said_directions
 from botpsy_agent.words.grounding import Request
+from botpsy_agent.words.phrasing import join_particles
 from botpsy_agent.words.spoken_time import EN_NUMBERS, find_spoken_times
 from tool_schemas.devices import ColorName
 
@@ -296,8 +297,16 @@ def says_setting(request: Request, name: str) -> bool:
 
 
 def says_value(request: Request, value: str) -> bool:
-    """Is this enum value said, as words ("fan_only" as "fan only")?"""
-    return request.says(value.replace("_", " "))
+    """Is this enum value said, as words ("fan_only" as "fan only")? Not as a way to move
+    ("cool the living room down" asks for no cooling mode: dev, reworded cooler-living-room,
+    the 0.5B set the heating to cool)."""
+    words = value.replace("_", " ")
+    if not request.says(words):
+        return False
+    joined = join_particles(request.affirmed.casefold(), request.base_language)
+    moving = re.findall(rf"\b{re.escape(words)}\s+(?:it\s+|them\s+)?(?:up|down)\b", joined)
+    said = re.findall(rf"\b{re.escape(words)}\b", joined)
+    return len(said) > len(moving)
 
 
 def _colours(request: Request) -> tuple[str, ...]:
