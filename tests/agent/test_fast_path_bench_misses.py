@@ -58,6 +58,14 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("what day is it today", "current_time", {"what": "date"}),
     ("how's the weather outside", "get_state", {"domain": ["weather"]}),
+    # The dev part's new templates (bench/results/fast-path-2026-12-06-98cc711.md)
+    (
+        "can you speed Sam's fan up to 70%",
+        "set_fan",
+        {"entity_id": ["fan.percentage_full_fan"], "percentage": 70},
+    ),
+    ("tell me which doors are unlocked", "get_state", {"domain": ["lock"]}),
+    ("can you give me the weather forecast", "get_state", {"domain": ["weather"]}),
 ]
 
 
@@ -81,6 +89,11 @@ def test_the_dev_misses_become_their_calls(
     assert recognized is not None, text
     calls = [(c.name, c.model_dump(exclude_none=True, mode="json")) for c in recognized.calls]
     assert calls == [(tool, arguments)]
+
+
+def test_forget_it_is_never_mind(ha_bridge: HaBridge) -> None:
+    recognized = FastPath().recognize("forget it", "en", ha_bridge.index.home)
+    assert recognized is not None and recognized.nevermind and not recognized.calls
 
 
 async def test_is_it_playing_is_answered_yes_or_no(
