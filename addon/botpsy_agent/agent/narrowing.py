@@ -7,8 +7,9 @@ instead of after it, so the model's one choice is among the calls that could run
 ever removes choices, never adds any:
 
 * action tools whose kind no word names are left out, when some action kind is named;
-  a message to one person when the request addresses everyone (a notification); warmth
-  asked for a room without a thermostat switches on its heater;
+  between the kinds it names, its shape decides (`narrow_kinds`: a message to everyone is
+  a notification, an item said for the list is added, a time of day is the calendar's);
+  warmth asked for a room without a thermostat switches on its heater;
   then reads stay only where one prepares a named action (the events before moving one),
   a condition asks for one ("close it if it is open") or the read's own kind is named;
 * a question ("is the TV on?") keeps no action tool at all: grounding runs none for a
@@ -38,10 +39,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 import copy
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from botpsy_agent.agent.narrow_kinds import (
+    Action,
+    kinds_left_out,
+    says_domain,
+)
 from botpsy_agent.agent.narrow_moves import (
     Asked,
     asking_only,
@@ -55,13 +60,10 @@ from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, GROUP_FIELDS, enum_o
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
 from botpsy_agent.words import (
-    DOMAINS,
-    EVERYONE,
     KINDS,
     SaidValues,
     find_spoken_times,
     grounding,
-    list_item,
     message_body,
     reminder_of,
     said_values,
@@ -113,18 +115,9 @@ def narrowed_schemas(
         last_settings=last_settings,
         now=now,
     )
-    left_out = (
-        _reads_left_out(words, home, named, now)
-        | _less_fitting(chosen)
-        | _to_everyone(chosen, words)
+    left_out = _reads_left_out(words, home, named, now) | kinds_left_out(
+        chosen, words, now, kinds_named=kinds is not None
     )
-    if kinds is not None:
-        left_out |= (
-            _no_item_to_add(chosen, words)
-            | _an_item_to_add(chosen, words)
-            | _a_time_is_no_item(chosen, words, now)
-            | _a_reminder_at_a_time(chosen, words, now)
-        )
     offered = frozenset(chosen) - left_out
     if kinds is not None:  # the request names kinds of action: reads only where needed
         left_out |= _reads_not_needed(offer, offered, words)
@@ -151,14 +144,6 @@ def narrowed_schemas(
     return None if result == offer.schemas else result
 
 
-@dataclass(frozen=True)
-class _Action:
-    schema: dict[str, Any]
-    names_target: bool | None
-    """Some of its entities are named; None for a tool that takes no entity (a
-    notification to everyone)."""
-
-
 def _actions(
     offer: Offer,
     *,
@@ -169,7 +154,7 @@ def _actions(
     kinds: frozenset[str] | None,
     last_settings: Mapping[str, Mapping[str, Any]] | None,
     now: datetime | None,
-) -> dict[str, _Action]:
+) -> dict[str, Action]:
     """The action tools of the named kinds (every one, when none is named; none for a
     question), with their targets and settings narrowed; a tool with nothing left to set
     is left out."""
@@ -177,7 +162,7 @@ def _actions(
         return {}
     said = request_words(words.text)
     names = recipient_names(home, home.by_domain.get("notify", ()))
-    chosen: dict[str, _Action] = {}
+    chosen: dict[str, Action] = {}
     for schema in offer.schemas:
         name = schema["name"]
         if schema.get("access") != Access.CONTROL.value or (
@@ -194,42 +179,18 @@ def _actions(
             _said_only(_named_only(schema, named), said, settled), words, values, repeated
         )
         if narrowed is not None:
-            chosen[name] = _Action(narrowed, _names_any(schema, named))
+            chosen[name] = Action(narrowed, _names_any(schema, named))
     heaters = grounding.heaters_asked(words, home)
     switch_on = next((s for s in offer.schemas if s["name"] == "turn_on"), None)
     if heaters and switch_on is not None and _names_any(switch_on, heaters):
         # Warmth for a room without a thermostat: its heater, as named (`words/heating.py`).
         only = _without_groups(_named_only(switch_on, heaters))
-        chosen["turn_on"] = _Action(only, names_target=True)
+        chosen["turn_on"] = Action(only, names_target=True)
     return chosen
 
 
-def _less_fitting(chosen: Mapping[str, _Action]) -> set[str]:
-    """Action tools a better-fitting one makes pointless: one with none of the named
-    targets, when another has some ("turn the speaker down": not the blinds, whose kind
-    "down" also names)."""
-    if not any(a.names_target for a in chosen.values()):
-        return set()
-    return {name for name, a in chosen.items() if a.names_target is False}
-
-
-def _to_everyone(chosen: Mapping[str, _Action], words: grounding.Request) -> set[str]:
-    """A message to everyone is a notification: "remind everyone with a notification that
-    the bins go out tonight" names no one, and the real 0.5B wrote to Anna's phone, which
-    the app then asked about (dev notify-bins)."""
-    message = chosen.get("send_message")
-    if (
-        "create_notification" in chosen
-        and message is not None
-        and not message.names_target
-        and words.says_any(EVERYONE.get(words.word_language, ()))
-    ):
-        return {"send_message"}
-    return set()
-
-
 def _message_settled(
-    chosen: Mapping[str, _Action], left_out: set[str], words: grounding.Request, home: Home
+    chosen: Mapping[str, Action], left_out: set[str], words: grounding.Request, home: Home
 ) -> bool:
     """Does the request settle a message by itself: one recipient named and the words to
     send found by code? Then a tool fits, whatever the model thinks: the real 0.5B said
@@ -244,7 +205,7 @@ def _message_settled(
 
 
 def _reminder_settled(
-    chosen: Mapping[str, _Action],
+    chosen: Mapping[str, Action],
     left_out: set[str],
     words: grounding.Request,
     now: datetime | None,
@@ -260,54 +221,6 @@ def _reminder_settled(
         return False
     spoken = find_spoken_times(words.text, now, words.language)
     return reminder_of(words.text) is not None and bool(spoken)
-
-
-def _no_item_to_add(chosen: Mapping[str, _Action], words: grounding.Request) -> set[str]:
-    """Adding to a list gives way to ticking off when the request names both and says no
-    item to add: "I bought everything on the shopping list" named the list, an adding
-    word, and the 0.5B added "List the shopping list" (dev: recover-list-then-complete)."""
-    if {"add_todo_item", "complete_todo_item"} <= set(chosen) and list_item(words.text) is None:
-        return {"add_todo_item"}
-    return set()
-
-
-def _an_item_to_add(chosen: Mapping[str, _Action], words: grounding.Request) -> set[str]:
-    """An item said to go on a list is added, not ticked off: "put coffee beans on the
-    list, we haven't got any left" ticked off the bread (dev, reworded todo-add-coffee)."""
-    changes = {"complete_todo_item", "remove_todo_item"} & set(chosen)
-    if "add_todo_item" in chosen and changes and list_item(words.text) is not None:
-        return changes
-    return set()
-
-
-def _a_reminder_at_a_time(
-    chosen: Mapping[str, _Action], words: grounding.Request, now: datetime | None
-) -> set[str]:
-    """A reminder for a time said goes on the calendar; a notification is posted now: "set
-    a reminder for 7 tomorrow morning to turn on the coffee machine" was posted at once
-    (dev, reworded calendar-reminder-names-a-device)."""
-    if "create_event" not in chosen or "create_notification" not in chosen or now is None:
-        return set()
-    if reminder_of(words.text) is None:
-        return set()
-    spoken = find_spoken_times(words.text, now, words.language)
-    return {"create_notification"} if any(s.times or s.moment for s in spoken) else set()
-
-
-def _a_time_is_no_item(
-    chosen: Mapping[str, _Action], words: grounding.Request, now: datetime | None
-) -> set[str]:
-    """A time of day said with no list named is an entry for the calendar, not for a list:
-    "add a 30 minute vet visit in three days' time at 9:30 am" and "I've got a haircut
-    tomorrow at 11am, add it please" went on the shopping list or ticked off its bread
-    (dev, reworded calendar-create-*: both real models)."""
-    todo = {"add_todo_item", "complete_todo_item", "remove_todo_item"} & set(chosen)
-    if "create_event" not in chosen or not todo or now is None:
-        return set()
-    if words.says_any(DOMAINS.get(words.word_language, {}).get("todo", ())):
-        return set()
-    spoken = find_spoken_times(words.text, now, words.language)
-    return todo if any(s.times or s.moment for s in spoken) else set()
 
 
 def _names_any(schema: dict[str, Any], named: frozenset[str]) -> bool | None:
@@ -409,10 +322,7 @@ def _asks_of_devices_only(
         return False
     if any(e.split(".", 1)[0] in {"calendar", "todo"} for e in named):
         return False
-    language = words.word_language
-    if words.says_any(
-        (*DOMAINS.get(language, {}).get("calendar", ()), *DOMAINS.get(language, {}).get("todo", ()))
-    ):
+    if says_domain(words, "calendar", "todo"):
         return False
     return now is None or not find_spoken_times(words.text, now, words.language)
 
