@@ -291,6 +291,7 @@ def _reads_not_needed(offer: Offer, actions: frozenset[str], words: grounding.Re
 
 
 ENTITY_READS = frozenset({"get_state", "list_entities"})
+DAY_AND_LIST_READS = frozenset({"check_free_busy", "list_events", "list_todo_items"})
 
 
 def _reads_left_out(
@@ -307,9 +308,6 @@ def _reads_left_out(
     if _asks_of_devices_only(words, named, now):
         left_out |= DAY_AND_LIST_READS
     return left_out
-
-
-DAY_AND_LIST_READS = frozenset({"check_free_busy", "list_events", "list_todo_items"})
 
 
 def _asks_of_devices_only(

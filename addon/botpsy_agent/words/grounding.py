@@ -173,7 +173,7 @@ class Request:
     def spaceless(self) -> bool:
         return self.base_language in SPACELESS_LANGUAGES
 
-    @property
+    @cached_property
     def is_question(self) -> bool:
         """A question asks to know ("are the blinds closed?", "can you check if the door is
         locked?"); "can you …?" asks to do."""
