@@ -99,3 +99,38 @@ async def test_a_question_about_what_the_home_has_is_answered(
 
     assert answer.status is Status.DONE, answer
     assert "Kitchen Lights" in answer.speech, answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how much radon is there in the kitchen",
+        "has the kitchen got a radon problem?",
+        "is there still room in the letterbox",
+    ],
+)
+async def test_more_shapes_of_question_about_a_thing_no_device_reads(
+    hass: HomeAssistant, ha_bridge: HaBridge, text: str
+) -> None:
+    """Dev, reworded no-reading-*: the 0.5B read the kitchen's devices (or the garage door)
+    for "how much radon …", "has the garage got a water leak?" and "is there still room in
+    the mailbox", and their states were the answer."""
+    agent = make_agent(ha_bridge, once(call("get_state", area_id=["kitchen"])))
+
+    answer = await refused_leaving_states(hass, ha_bridge, agent, text, "no_such_device")
+    assert answer.speech.startswith("Sorry, nothing in this home tells me about “"), answer
+    assert "Kitchen" not in answer.speech
+
+
+async def test_a_kind_of_sensor_the_home_has_none_of_is_said_so(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev, reworded no-reading-0: the fast path read the kitchen's carbon monoxide
+    sensors, which match nothing, and the answer was "I don't know which device you mean.",
+    an error. (This test home knows "carbon": it has a carbon dioxide sensor.) No model."""
+    agent = make_agent(ha_bridge)
+
+    answer = await refused_leaving_states(
+        hass, ha_bridge, agent, "is there any carbon monoxide in the kitchen?", "no_such_device"
+    )
+    assert answer.speech == "Sorry, nothing in this home tells me about “carbon monoxide”."

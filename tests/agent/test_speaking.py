@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 import re
 
+from homeassistant.core import HomeAssistant
 import pytest
 
 from botpsy_agent.agent.protocol import Outcome, Status
@@ -19,6 +20,7 @@ from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import PlanRequest
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, states
 from tests.ha_bridge import HaBridge
+from tests.ha_home import TODO
 
 NO_TARGET = call("set_light", brightness_pct=50)
 """What the real 0.5B made three times for an appliance named by what it makes: a light call
@@ -145,3 +147,59 @@ async def test_a_stale_question_is_not_asked_again_for_an_unrelated_request(
         assert later.status is Status.REFUSED, (text, later)
         assert "For when?" not in later.speech, (text, later.speech)
         assert later.speech.startswith("Sorry, I can't help with that."), later.speech
+
+
+UNASKED_ON_THEIR_WAY = [
+    (
+        "got a cat joke for me?",
+        [
+            call("list_todo_items", list_id="todo.shopping_list"),
+            call("complete_todo_item", list_id="todo.shopping_list", item="bread"),
+        ],
+    ),
+    (
+        "phone my mum",
+        [call("send_message", recipient="notify.mobile_app_daniel_s_phone", message="hi")],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "moves"), UNASKED_ON_THEIR_WAY)
+async def test_a_model_turn_that_comes_to_nothing_asked_gets_the_capability_answer(
+    hass: HomeAssistant, ha_bridge: HaBridge, text: str, moves: list[RawCall]
+) -> None:
+    """Dev, reworded no-tool-joke and no-tool-3: the real 0.5B read the shopping list and
+    ticked off the bread for a joke, and messaged Anna for "phone my mum"; both calls were
+    refused as unasked, and the answer was "I couldn't work out how to do that.", an error.
+    A request nothing asked for fits is answered with what the app can do, and the read on
+    the way is not said."""
+    for item in ("milk", "bread"):
+        await hass.services.async_call(
+            "todo", "add_item", {"item": item}, target={"entity_id": TODO}
+        )
+    await hass.async_block_till_done()
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        return [moves[request.step]] if request.step < len(moves) else "Done."
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+    await hass.async_block_till_done()
+
+    assert answer.actions[-1].tool == moves[-1].name, answer
+    assert answer.actions[-1].outcome is Outcome.REFUSED, answer
+    assert answer.status is Status.REFUSED, answer
+    assert answer.speech.startswith(
+        "Sorry, I can't help with that. I can control your lights, switches, fans"
+    ), answer.speech
+    assert "bread" not in answer.speech and "milk" not in answer.speech
+    listed = await hass.services.async_call(
+        "todo",
+        "get_items",
+        {"status": ["needs_action"]},
+        target={"entity_id": TODO},
+        blocking=True,
+        return_response=True,
+    )
+    assert [i["summary"] for i in listed[TODO]["items"]] == ["milk", "bread"]  # type: ignore[index,union-attr]
+    assert ha_bridge.home.phones["Daniel's phone"].received == []

@@ -14,7 +14,7 @@ what was executed, never from the model's text: text cannot claim an action.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 import json
 import logging
@@ -64,7 +64,7 @@ from botpsy_agent.agent.protocol import (
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.agent.told import told_arguments
-from botpsy_agent.agent.turn import Answered, Closing, Executed, Step, Turn
+from botpsy_agent.agent.turn import Answered, Closing, Executed, Failed, Failure, Step, Turn
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import (
     Offer,
@@ -214,7 +214,7 @@ class BotPsyAgent:
         else:
             turn.path = Path.MODEL
             started = time.monotonic()
-            await self._model_loop(job)
+            await self._model_turn(job)
             # What the loop spent beside the model and HA: narrowing, resolving, policy,
             # grounding, checks.
             spent = (time.monotonic() - started) * 1000
@@ -223,6 +223,18 @@ class BotPsyAgent:
         return self._respond(job)
 
     # --- the model loop ------------------------------------------------------------------------
+
+    async def _model_turn(self, job: Job) -> None:
+        await self._model_loop(job)
+        turn = job.turn
+        if (
+            turn.status is None
+            and _nothing_asked_ran(turn.steps)
+            and not grounding.named_entities(job.words(), job.home)
+        ):
+            # Nothing of the home named either: no tool fits. (A request naming a device,
+            # "did someone leave the bed light on", was about something the app has.)
+            turn.steps = [self._as_nothing_fits(step, job) for step in turn.steps]
 
     async def _model_loop(self, job: Job) -> None:
         assert self.planner is not None
@@ -509,6 +521,14 @@ class BotPsyAgent:
         if shown:
             conversation.last_listed = asked_about(shown, job.words(), job.calendar_words)
 
+    def _as_nothing_fits(self, step: Step, job: Job) -> Step:
+        """A model turn that came to nothing the request asked for, step by step: the
+        unasked action is answered with what the app can do, a read on its way is not
+        said."""
+        if step.is_read:
+            return replace(step, prepared=True)
+        return self._pipeline.no_tool_fits(step.report, job, "nothing asked for fits")
+
     def _respond(self, job: Job) -> AgentResponse:
         request, turn = job.request, job.turn
         status = turn.status or _aggregate([s for s in turn.steps if not s.prepared])
@@ -571,6 +591,19 @@ class BotPsyAgent:
             error=error,
             conversation_id=conversation.id if conversation else request.conversation_id,
         )
+
+
+def _nothing_asked_ran(steps: list[Step]) -> bool:
+    """Did the model's calls come to nothing the request asked for: an action refused as
+    unasked, and nothing else but reads on its way ("got a cat joke for me?" read the
+    shopping list and ticked off the bread; "phone my mum" sent Anna a message: dev,
+    reworded no-tool-*, both said "I couldn't work out how to do that." as an error)?"""
+    unasked = [
+        s for s in steps if isinstance(s.outcome, Failed) and s.outcome.why is Failure.NOT_ASKED
+    ]
+    return bool(unasked) and all(
+        s in unasked or s.prepared or (s.is_read and isinstance(s.outcome, Executed)) for s in steps
+    )
 
 
 def _aggregate(steps: list[Step]) -> Status:

@@ -199,7 +199,9 @@ class CallPipeline:
                 home, call, MappingContext(now), usable_filter(policy, request.principal, call, now)
             )
         except ResolutionError as err:
-            if thing := _asked_of_nothing(call, words, home):
+            if thing := _asked_of_nothing(call, words, home) or _sensor_of_nothing(
+                call, words or job.words()
+            ):
                 # No device of that kind: the question's thing is none this home reads
                 # (dev no-reading-1: "I don't know which device you mean.", an error).
                 return self.no_such_device(report, thing, reading=True)
@@ -524,6 +526,17 @@ def _asked_of_nothing(call: Tool, words: grounding.Request | None, home: Home) -
     if words is None or not isinstance(call, GetState | ListEntities):
         return None
     return unknown_reading(words, home)
+
+
+def _sensor_of_nothing(call: Tool, words: grounding.Request) -> str | None:
+    """The kind of sensor a question says, when a read of that kind (the fast path's or the
+    model's) matched no device: "is there any carbon monoxide in the kitchen?" where no such
+    sensor is (dev, reworded no-reading-0: "I don't know which device you mean.", an
+    error)."""
+    if not words.is_question or not isinstance(call, GetState | ListEntities):
+        return None
+    kinds = (k.replace("_", " ") for k in getattr(call, "device_class", None) or ())
+    return next((kind for kind in kinds if words.says(kind)), None)
 
 
 def _events_named(job: Job, words: grounding.Request) -> frozenset[str]:

@@ -16,7 +16,8 @@ kitchen", in a home without such a sensor) is said to be unknown the same way
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import takewhile
 
 from botpsy_agent.home import Entity, Home
 from botpsy_agent.words.grounding import PARTICLES, Request, home_knows, own_words
@@ -68,23 +69,52 @@ def unknown_device(
 
 
 def unknown_reading(request: Request, home: Home) -> str | None:
-    """What a question asks about, in its words, when the home knows none of them: the
-    first noun phrase after its question word ("is there *carbon monoxide* in the kitchen",
+    """What a question asks about, in its words, when the home knows none of them; None
+    when the request is no question, or each thing it asks about has a word the app reads
+    for this home (a name, a room, a kind of device or thing). The things are the first
+    noun phrase after its question word ("is there *carbon monoxide* in the kitchen",
     "what is *the radon level* in the office"), a determiner optional after "is there" and
-    "any"; None when the request is no question, or a word of that phrase is one the app
-    reads for this home (a name, a room, a kind of device or thing)."""
+    "any"; what "how much" asks about ("how much *radon* is there"); what a place is said to
+    have ("has the garage got *a water leak*"); what "anything" is said to do ("is anything
+    *leaking water*"); and the place it is asked of ("is there still room in *the
+    mailbox*")."""
     said = request.affirmed.split()
     if request.word_language != "en" or not request.is_question or len(said) < 2:
         return None
+    for thing in _things_asked_about(said):
+        if thing and not any(home_knows(w, home, "en") for w in thing):
+            return " ".join(thing)
+    return None
+
+
+def _things_asked_about(said: list[str]) -> Iterator[list[str]]:
     rest = said[2:] if said[1] in _AUXILIARIES else said[1:]  # "what is the …"
     if rest[:1] == ["there"]:  # "is there smoke": a thing without a determiner
         rest = rest[1:] if rest[1:2] and rest[1] in _DETERMINERS | _ANY else ["the", *rest[1:]]
     if rest[:1] and rest[0] in _ANY:  # "is there any smoke", "are any windows open"
         rest = ["the", *rest[1:]]
-    thing = [w for w in _noun_phrase(rest) if w not in _PLACEHOLDERS]
-    if not thing or any(home_knows(w, home, "en") for w in thing):
-        return None
-    return " ".join(thing)
+    yield [w for w in _noun_phrase(rest) if w not in _PLACEHOLDERS]
+    if said[:2] in (["how", "much"], ["how", "many"]):
+        yield list(takewhile(lambda w: w not in _AUXILIARIES | _PHRASE_ENDS, said[2:]))
+    for at, word in enumerate(said[:-1]):
+        if word in _HAVING and at > 1 and said[1] in _DETERMINERS:  # "has the garage got a …"
+            yield _noun_phrase(_any_as_the(said[at + 1 :]))
+        elif word in _PLACEHOLDERS and said[at + 1] not in _PHRASE_ENDS | _STATE_WORDS:
+            yield list(takewhile(lambda w: w not in _PHRASE_ENDS, said[at + 1 :]))
+        elif word in _PLACES_IN:  # "in the mailbox", "inside the letterbox"
+            yield _noun_phrase(said[at + 1 :])
+
+
+def _any_as_the(rest: list[str]) -> list[str]:
+    return ["the", *rest[1:]] if rest[:1] and rest[0] in _ANY else rest
+
+
+_HAVING = frozenset({"got", "have", "has"})
+_PLACES_IN = frozenset({"in", "inside"})
+_STATE_WORDS = frozenset(
+    {"on", "off", "open", "closed", "lit", "left", "still", "running", "playing"}
+)
+"""Said of "anything" as a state, not a thing: "is anything on", "is anything still open"."""
 
 
 _SAID_OF = frozenset({"switched", "turned", "put", "left", "set"})
