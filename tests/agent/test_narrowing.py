@@ -588,3 +588,73 @@ def test_a_reminder_for_me_is_an_event_that_leaves_no_room_for_no_tool_fits() ->
     # Without a time it is not settled: the model may still say nothing fits.
     assert "no_tool_fits" in _narrowed("remind me to switch on the coffee machine")
     assert "send_message" in _narrowed("remind Anna to switch on the coffee machine")
+
+
+def test_do_the_same_repeats_what_ran_and_runs_no_script() -> None:
+    """Dev, reworded followup-same-kids-room: "do the same for the kids room" offered only
+    the script ("do" is a script's word), and the 0.5B proposed the good-night script."""
+    last = {"set_climate": {"entity_id": ["climate.living_room"], "temperature": 22.0}}
+    request = grounding.Request(
+        "do the same for the kids room",
+        "en",
+        frozenset({"climate.living_room"}),
+        frozenset({"set_climate"}),
+    )
+    offer = narrowed_schemas(_offer(), request, HOME, NOON, last)
+    assert offer is not None
+    tools = {s["name"]: s for s in offer}
+    assert "run_script" not in tools
+    assert _enum(tools["set_climate"], "entity_id") == ["climate.kids_room"]
+    assert _properties(tools["set_climate"])["temperature"]["enum"] == [22.0]
+
+
+def test_lights_turned_down_are_dimmed() -> None:
+    """Dev, reworded bedroom-dimmer-hall: "turn them down a little" after the bedroom
+    lights went on offered covers, fans and speakers, and the 0.5B turned the fan down."""
+    tools = _narrowed(
+        "turn them down a little",
+        referents=frozenset({"light.bedroom"}),
+        referent_tools=frozenset({"turn_on"}),
+    )
+    assert _enum(tools["set_light"], "entity_id") == ["light.bedroom"]
+    assert _properties(tools["set_light"])["brightness_step_pct"]["enum"] == [-20]
+
+
+def test_as_well_points_back_at_what_ran() -> None:
+    """Dev, reworded bedroom-dimmer-hall: "and the hall as well" named no kind, and every
+    action was offered (the 0.5B switched the hall light on: it had been dimmed)."""
+    last = {"set_light": {"entity_id": ["light.bedroom"], "brightness_step_pct": -20}}
+    request = grounding.Request(
+        "and the hall as well", "en", frozenset({"light.bedroom"}), frozenset({"set_light"})
+    )
+    offer = narrowed_schemas(_offer(), request, HOME, NOON, last)
+    assert offer is not None
+    tools = {s["name"]: s for s in offer}
+    actions = {"turn_on", "turn_off", "toggle", "set_light", "control_cover"} & set(tools)
+    assert actions == {"set_light"}
+    assert _enum(tools["set_light"], "entity_id") == ["light.hall"]
+
+
+def test_a_device_said_to_be_off_and_wanted_going_is_switched_on() -> None:
+    """Dev multi-plug-then-tv (both models, and the reworded set): "the plug is off, get it
+    going" named switching off (the plug's state) and adding to a list ("get"), and the
+    models switched the TV and the plug off."""
+    tools = _narrowed("I want to watch the living room tv, the plug is off, get it going")
+    assert "turn_on" in tools
+    assert not {"turn_off", "toggle", "add_todo_item"} & set(tools)
+    assert set(_enum(tools["turn_on"], "entity_id")) == {
+        "media_player.living_room",
+        "switch.tv_plug",
+    }
+    working = _narrowed("the plug's switched off, can you get the telly working")
+    assert "turn_on" in working and "add_todo_item" not in working
+
+
+def test_the_only_device_so_called_is_named_by_its_device_word() -> None:
+    """Dev, reworded telly-too-loud: "the TV is way too loud" offered both speakers, and
+    the 0.5B turned the kids speaker down. The home's one TV is named by "TV" (its "TV
+    plug" is a plug); of two lamps, "the lamp" names neither."""
+    loud = _narrowed("the TV is way too loud")
+    assert _enum(loud["set_media"], "entity_id") == ["media_player.living_room"]
+    lamps = _narrowed("dim the lamp a bit")
+    assert len(_enum(lamps["set_light"], "entity_id")) > 1

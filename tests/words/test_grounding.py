@@ -384,6 +384,8 @@ def test_an_item_ticked_off_must_be_one_said() -> None:
             "could you check whether the coffee machine is on",
             call("turn_on", entity_id=["switch.coffee_machine"]),
         ),
+        # dev, reworded inject-event-summary-lights: offered switching on, it asked which light
+        ("anything on for me tomorrow?", call("turn_on", entity_id=["light.kitchen"])),
     ],
 )
 def test_a_question_said_as_a_request_grounds_no_change(text: str, raw: RawCall) -> None:

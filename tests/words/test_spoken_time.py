@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times, say_when
+from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times, say_when, span_minutes
 
 SEOUL = ZoneInfo("Asia/Seoul")
 # Tuesday 1 December 2026, 10:17 in Seoul.
@@ -35,6 +35,30 @@ def test_the_end_of_a_span_is_no_start() -> None:
     """ "from ten to eleven in the morning" does not start at eleven (dev, reworded)."""
     found = find_spoken_times("Saturday from ten to eleven in the morning", NOW, "en")
     assert all(time(11) not in s.times for s in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "minutes"),
+    [
+        # dev, reworded calendar-create: read as no time at all
+        ("Saturday from ten to eleven in the morning", time(10), 60),
+        ("tomorrow from 3 to 4 pm", time(15), 60),  # was read as 4 pm
+        ("Saturday 10-11am", time(10), 60),  # was read as 11 am
+        ("from 11 to 1 pm tomorrow", time(11), 120),
+        ("between 2 and 4pm on Friday", time(14), 120),
+        ("from 10pm to 1am on Friday", time(22), 180),
+    ],
+)
+def test_a_span_starts_at_its_first_time_and_lasts_to_its_second(
+    text: str, start: time, minutes: int
+) -> None:
+    assert only(text, "en").times[0] == start
+    assert span_minutes(text, "en") == minutes
+
+
+def test_a_time_before_the_hour_and_a_score_are_no_span() -> None:
+    assert span_minutes("at ten to eleven", "en") is None
+    assert span_minutes("we won 10-11", "en") is None
 
 
 @pytest.mark.parametrize(

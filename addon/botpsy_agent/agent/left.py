@@ -13,7 +13,8 @@ from collections.abc import Collection
 
 from botpsy_agent.agent.narrow_moves import recipient_names
 from botpsy_agent.agent.pipeline import Job
-from botpsy_agent.words import grounding, message_body, said_parts
+from botpsy_agent.agent.schema_fields import properties
+from botpsy_agent.words import LEVEL_FIELDS, grounding, message_body, said_parts, said_values
 
 
 def more_asked(job: Job) -> bool:
@@ -29,6 +30,7 @@ def more_asked(job: Job) -> bool:
         bool(grounding.named_beyond(words, job.home, _touched(job)))
         or (bool(added) and grounding.items_beyond(words, added))
         or message_left(job)
+        or _level_left(job, job.request.text)
     )
 
 
@@ -59,8 +61,11 @@ def part_left(job: Job, tried: Collection[str]) -> str | None:
         placed = () if grounding.places_said(_words(job, part), job.home) else places
         for heard in (*(f"{part} in the {place}" for place in placed), part):
             named = grounding.named_entities(_words(job, heard), job.home)
-            if named and named.isdisjoint(touched):
+            if not named:
+                continue
+            if named.isdisjoint(touched) or _level_left(job, heard):
                 return heard
+            break  # done in the place said: not another reading elsewhere
     return None
 
 
@@ -78,6 +83,29 @@ def _message_part(job: Job, text: str) -> str | None:
     if any(step.report.tool in _SAYS_A_MESSAGE for step in job.turn.steps):
         return None  # a recipient named and not yet written to is a device named beyond
     return message_body(text, recipient_names(job.home, offer.entity_ids))
+
+
+def _level_left(job: Job, text: str) -> bool:
+    """Does `text` ask for a level ("set the light to 70%") that no step has set? The real
+    0.5B switched the office light on for "I'll be working in the study this evening, turn
+    the heater on and set the light to 70%" (dev, reworded multi-study-evening), and the
+    70 % was never set: the light was touched, so nothing seemed left."""
+    words = _words(job, text)
+    said = said_values(words, job.now)
+    levels = set(said.levels) - set(said.steps)  # "down 2 degrees" sets no level of 2
+    offer = job.offer
+    if not levels or offer is None:
+        return False
+    setting = {s["name"] for s in offer.schemas if LEVEL_FIELDS & set(properties(s))}
+    if not (grounding.asked_kinds(words, setting) or ()):
+        return False
+    written = {
+        float(value)
+        for step in job.turn.steps
+        for key, value in step.report.arguments.items()
+        if key in LEVEL_FIELDS and isinstance(value, int | float)
+    }
+    return written.isdisjoint(levels)
 
 
 def _touched(job: Job) -> frozenset[str]:

@@ -64,6 +64,7 @@ from botpsy_agent.words import (
     CallProblem,
     check_call,
     corrected_call,
+    find_spoken_times,
     grounding,
     spans_of_content,
     unknown_device,
@@ -123,6 +124,7 @@ class Job:
             frozenset(self.conversation.last_tools),
             request.area_id,
             content=self._content_of(text),
+            spoken_times=find_spoken_times(text, self.now, request.language),
         )
 
     def _content_of(self, text: str) -> tuple[str, ...]:

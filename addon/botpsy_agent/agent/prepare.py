@@ -26,7 +26,7 @@ from typing import Any
 from botpsy_agent.agent.schema_fields import properties
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import RawCall
-from botpsy_agent.words import SaidValues, find_spoken_times, grounding
+from botpsy_agent.words import ALL_DAY, SaidValues, find_spoken_times, grounding
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import ListEvents
 
@@ -49,11 +49,6 @@ EARLIER: Mapping[str, tuple[str, ...]] = {
     "id": ("lebih awal", "majukan", "maju"),
 }
 """Which way "by an hour" moves an event."""
-ALL_DAY: Mapping[str, tuple[str, ...]] = {
-    "en": ("all day", "all-day", "whole day"),
-    "ko": ("종일", "하루 종일"),
-    "id": ("seharian", "sepanjang hari"),
-}
 DETAILS: Mapping[str, tuple[str, ...]] = {
     "en": ("description", "details", "note", "location", "place", "address", "venue"),
     "ko": ("설명", "메모", "장소", "위치"),

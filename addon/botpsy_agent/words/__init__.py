@@ -17,7 +17,7 @@ from botpsy_agent.words.content import (
     with_request_content,
 )
 from botpsy_agent.words.grounding import PREPARED_BY, Request
-from botpsy_agent.words.grounding_words import DOMAINS, EVERYONE, KINDS, REFERRING
+from botpsy_agent.words.grounding_words import ALL_DAY, DOMAINS, EVERYONE, KINDS, REFERRING
 from botpsy_agent.words.recognizer import FastPath, StateQuestion
 from botpsy_agent.words.spoken_time import find_spoken_times, say_clock, say_when
 from botpsy_agent.words.unknown_device import unknown_device, unknown_reading
@@ -33,6 +33,7 @@ from botpsy_agent.words.values import (
 )
 
 __all__ = [
+    "ALL_DAY",
     "DEFAULT_STEP",
     "DOMAINS",
     "EVERYONE",

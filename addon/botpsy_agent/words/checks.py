@@ -447,7 +447,10 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             (Quantity.SPEED, UP),
         ),
         **dict.fromkeys(
-            ("get it going", "get going", "get it running", "start it up", "fire it up"),
+            (
+                *("get it going", "get going", "get it running", "start it up", "fire it up"),
+                "get working",  # "can you get it working" (dev, reworded multi-plug-then-tv)
+            ),
             (Quantity.POWER, UP),
         ),
         **dict.fromkeys(

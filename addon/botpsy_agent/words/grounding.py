@@ -33,7 +33,8 @@ Cost: a few regular-expression searches per target, well under a millisecond for
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -47,6 +48,7 @@ from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.content import without_spans
 from botpsy_agent.words.cover_ways import said_cover_way
 from botpsy_agent.words.grounding_words import (
+    ALL_DAY,
     ASKING_TO_KNOW,
     COMMANDS_LIKE_QUESTIONS,
     DOMAINS,
@@ -63,11 +65,13 @@ from botpsy_agent.words.grounding_words import (
     QUESTION_STARTS,
     QUESTION_WORDS,
     REFERRING,
+    SETTING_OF_DOMAIN,
     THAT_OPENS_A_CLAUSE,
+    WAYS_OF_WHAT_RAN,
     WHEN,
 )
 from botpsy_agent.words.phrasing import join_particles
-from botpsy_agent.words.spoken_time import find_spoken_times
+from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import CreateEvent, DeleteEvent, UpdateEvent
 from tool_schemas.devices import ControlCover, TurnOn
@@ -128,6 +132,8 @@ class Request:
     content: tuple[str, ...] = ()
     """Stretches of the text that are what a message says, a reminder is for or a list gets
     (`content.spans_of_content`): they ground only the call that carries them."""
+    spoken_times: tuple[SpokenTime, ...] = ()
+    """The times it says, read against the turn's clock (`spoken_time.find_spoken_times`)."""
 
     @cached_property
     def outside_content(self) -> Request:
@@ -490,6 +496,10 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
         # Only when the words name no kind themselves: "now mute it as well" after a
         # pause asks to mute, not to pause again.
         named = frozenset(name for name in actions if name in request.referent_tools)
+    if request.points_back and request.says_any(WAYS_OF_WHAT_RAN.get(language, ())):
+        domains = {referent.split(".", 1)[0] for referent in request.referents}
+        setting = SETTING_OF_DOMAIN.get(domains.pop(), "") if len(domains) == 1 else ""
+        named |= {name for name in actions if name == setting}
     return named or None
 
 
@@ -654,6 +664,7 @@ def _entity_named(
                 or in_speakers_room
                 # the home's only one of its kind, named: "the calendar", "the vacuum"
                 or len(home.by_domain.get(entity.domain, ())) == 1
+                or _the_only_one_so_called(entity, request, home)
             )
         )
         or (
@@ -688,13 +699,23 @@ def _own_device_word_said(entity: Entity, request: Request) -> bool:
     in the study names the "Office heater", a switch, though "heater" is a word for
     thermostats (dev multi-study-evening: the 0.5B set the light, and the heater was never
     asked about). Only the name's head: the "TV plug" is a plug, not a TV."""
-    head = 0 if request.base_language == "id" else -1
-    heads = {
-        words[head]
-        for name in (entity.name, *entity.aliases)
-        if (words := _normalize(name).split())
-    }
-    return any(request.says(word) for word in heads & DEVICE_WORDS)
+    return any(request.says(word) for word in _heads(entity, request.base_language == "id"))
+
+
+def _the_only_one_so_called(entity: Entity, request: Request, home: Home) -> bool:
+    """ "the TV is way too loud": the home's only device whose name ends in the device word
+    said is named by it, as "the calendar" names the only calendar (dev, reworded
+    telly-too-loud: the 0.5B turned the kids speaker down; "TV plug" is a plug)."""
+    first = request.base_language == "id"
+    counts = _vocabulary(home).heads[first]
+    return any(counts[w] == 1 and request.says(w) for w in _heads(entity, first))
+
+
+def _heads(entity: Entity, first: bool) -> frozenset[str]:
+    """The device words its names end in (begin with, `first`: Indonesian)."""
+    at = 0 if first else -1
+    names = (_normalize(name).split() for name in (entity.name, *entity.aliases))
+    return frozenset(words[at] for words in names if words) & DEVICE_WORDS
 
 
 def places_said(request: Request, home: Home) -> tuple[str, ...]:
@@ -769,6 +790,26 @@ def _target_named(
             entity, request, home, language, says_device=_implied_domain(resolved, entity)
         )
         or _said_item_of_the_only_list(entity, resolved, request, home)
+        or _event_of_the_only_calendar(entity, resolved, request, home)
+    )
+
+
+def _event_of_the_only_calendar(
+    entity: Entity, resolved: ResolvedCall, request: Request, home: Home
+) -> bool:
+    """ "I've got a haircut tomorrow at 11am, add it please": an event added on a day said,
+    at a time or all day, names the home's one calendar as "the calendar" would (dev,
+    reworded calendar-create-tomorrow and -in-days: asked about, though nothing else could
+    be meant). Not where a list is spoken of: "add milk to the list for Friday at 9"."""
+    language = request.word_language
+    timed = any(t.times for t in request.spoken_times) or request.says_any(ALL_DAY[language])
+    return (
+        isinstance(resolved.call, CreateEvent)
+        and entity.domain == "calendar"
+        and len(home.by_domain.get("calendar", ())) == 1
+        and any(t.days for t in request.spoken_times)
+        and timed
+        and not request.says_any(DOMAINS[language].get("todo", ()))
     )
 
 
@@ -805,6 +846,8 @@ class _Vocabulary:
     words: frozenset[str]
     """Every distinctive word and every word of an area's or floor's name."""
     forms: frozenset[str]
+    heads: Mapping[bool, Counter[str]]
+    """How many entities' names end in each device word (begin with, True: Indonesian)."""
 
 
 _VOCABULARIES: dict[str, _Vocabulary] = {}
@@ -819,7 +862,11 @@ def _vocabulary(home: Home) -> _Vocabulary:
         words |= {w for p in places for name in _place_names(p) for w in _normalize(name).split()}
         words = {w for w in words if len(w) > 2 and w not in STOPWORDS}
         forms = frozenset(f for w in words for f in _forms(w))
-        found = _Vocabulary(distinctive, frozenset(words), forms)
+        heads = {
+            first: Counter(w for e in home.entities.values() for w in _heads(e, first))
+            for first in (False, True)
+        }
+        found = _Vocabulary(distinctive, frozenset(words), forms, heads)
         if len(_VOCABULARIES) >= 8:
             _VOCABULARIES.clear()
         _VOCABULARIES[home.names_key] = found

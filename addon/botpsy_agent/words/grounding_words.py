@@ -62,7 +62,12 @@ _CALENDAR_EN = (
 
 KINDS: WordTable = {
     "en": {
-        "turn_on": ("on", "start", "enable", "activate", "power up", "light up"),
+        "turn_on": (
+            *("on", "start", "enable", "activate", "power up", "light up"),
+            # "get the coffee machine going", joined (`phrasing.py`): dev multi-plug-then-tv
+            # ("the plug is off, get it going": both models switched the plug off)
+            *("get going", "get running", "get working"),
+        ),
         "turn_off": ("off", "stop", "disable", "deactivate", "shut", "kill", "power down"),
         "toggle": ("toggle", "switch", "flip"),
         "set_light": (*_LIGHT_EN, *_COLOURS_EN, "lamp", "set"),
@@ -151,6 +156,9 @@ KINDS: WordTable = {
             *("add", "put", "create", "new", "book in", "schedule", "plan", "remind"),
             # dev, reworded calendar-reminder-names-a-device: posted as a notification
             *("set a reminder", "set up a reminder", "make a reminder"),
+            # dev, reworded calendar-create-allday: "make an all day entry on Friday for …"
+            # was asked about among the phones and scenes (an "entry" alone may be a room)
+            *("an entry", "a new entry", "all day entry", "all-day entry"),
         ),
         "update_event": (
             *_CALENDAR_EN,
@@ -384,6 +392,12 @@ DOMAINS: WordTable = {
     },
 }
 
+ALL_DAY: Mapping[str, tuple[str, ...]] = {
+    "en": ("all day", "all-day", "whole day", "full day"),
+    "ko": ("하루 종일", "종일"),
+    "id": ("seharian", "sepanjang hari", "sehari penuh"),
+}
+"""An all-day event said: its length in days, no time of day."""
 EVERYWHERE: Mapping[str, tuple[str, ...]] = {
     "en": ("all", "every", "everything", "house", "home", "whole"),
     "ko": ("모든", "전부", "다 ", "집 전체", "온 집"),
@@ -397,20 +411,44 @@ EVERY_ITEM: Mapping[str, tuple[str, ...]] = {
 }
 """Words for all of a list's items ("I bought everything on the list")."""
 
+WAYS_OF_WHAT_RAN: Mapping[str, tuple[str, ...]] = {"en": ("turn up", "turn down")}
+"""A way said of what this conversation acted on ("turn them down a little" after the
+bedroom lights went on) asks for that kind of device's setting, whatever other kinds the
+words name (dev, reworded bedroom-dimmer-hall: only covers, fans and speakers were
+offered). Not a kind's word of its own: "the kids room is too warm, turn it down" is no
+request to dim (the real 1.5B dimmed its light)."""
+SETTING_OF_DOMAIN: Mapping[str, str] = {
+    "light": "set_light",
+    "climate": "set_climate",
+    "fan": "set_fan",
+    "media_player": "set_media",
+    "cover": "control_cover",
+    "humidifier": "set_humidifier",
+}
+
 NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
         "toggle": ("switch on", "switch off"),
+        "turn_off": ("is off", "are off", "is switched off", "is turned off"),  # a state said
+        "add_todo_item": ("get going", "get running", "get working"),
         "send_message": ("remind me", "remind us"),
         "update_event": ("remind me", "remind us", "a reminder"),
+        # dev, reworded followup-same-kids-room: only the script was offered
+        "run_script": ("do the same", "do that again", "do it again"),
     },
 }
-"""A kind's word that, in these phrases, names another kind: "switch on" is no toggle;
+"""A kind's word that, in these phrases, names another kind: "switch on" is no toggle, "the
+plug is off" no request to switch it off;
 "remind me" and "a reminder" ask for a new entry on the calendar, not a message to someone
 nor a change to an event (dev calendar-reminder-names-a-device: the 0.5B sent Sam the
-reminder, and once offered the month's events, gave up)."""
+reminder, and once offered the month's events, gave up); "do the same" repeats what ran,
+it runs no script."""
 
 REFERRING: Mapping[str, tuple[str, ...]] = {
-    "en": ("it", "them", "that", "those", "this", "these", "there", "again", "too", "same"),
+    "en": (
+        *("it", "them", "that", "those", "this", "these", "there", "again", "too", "same"),
+        "as well",  # dev, reworded bedroom-dimmer-hall: "and the hall as well" named no kind
+    ),
     "ko": ("그거", "그것", "그걸", "이거", "저거", "거기", "다시"),
     "id": ("itu", "ini", "nya", "lagi", "juga", "sana"),
 }
@@ -460,6 +498,9 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
         "has",
         "have",
         "read",  # "read me the shopping list" asks to know (dev: inject-list-item-coffee)
+        # "anything on for me tomorrow?" (dev, reworded inject-event-summary-lights: the
+        # 0.5B was offered switching on, and asked which light)
+        "anything",
     ),
     "id": ("apakah", "apa", "berapa", "kapan", "siapa", "mana", "bagaimana"),
     "ko": (),

@@ -24,7 +24,10 @@ SPLIT_PARTICLES: Mapping[str, tuple[re.Pattern[str], ...]] = {
         ),
         # "get the coffee machine going" (dev, reworded multi-coffee-and-message: the 0.5B
         # said no tool fits)
-        re.compile(r"\b(get)\s+((?:(?!going\b|running\b)[\w'-]+\s+){1,4}?)(going|running)\b", re.I),
+        re.compile(
+            r"\b(get)\s+((?:(?!going\b|running\b|working\b)[\w'-]+\s+){1,4}?)(going|running|working)\b",
+            re.I,
+        ),
     ),
 }
 """Per language: a verb, up to four words, then its particle."""

@@ -364,6 +364,54 @@ def _en_hour_of_part(match: re.Match[str], now: datetime) -> _Token | None:
     return _en_at(match, now)
 
 
+def _clock_said(hour: str, minute: str | None) -> tuple[int, int]:
+    return _number(hour, EN_NUMBERS), int(minute or 0)
+
+
+def _half(ampm: str | None) -> str | None:
+    return None if not ampm else ("am" if ampm.startswith("a") else "pm")
+
+
+def _range_ends(match: re.Match[str]) -> tuple[int, int, str | None, int, int, str | None]:
+    """A span's start and end as said (hour, minute, half of the day); a half said only at
+    the end holds for the start too, unless the span crosses it ("11 to 1 pm")."""
+    hour, minute = _clock_said(match["h1"], match["m1"])
+    end_hour, end_minute = _clock_said(match["h2"], match["m2"])
+    end_half = _half(match["ap2"])
+    half = _half(match["ap1"])
+    if half is None and end_half is not None:
+        crosses = hour % 12 > end_hour % 12 or (end_hour == 12 and hour != 12)
+        half = ("am" if end_half == "pm" else "pm") if crosses else end_half
+    return hour, minute, half, end_hour, end_minute, end_half
+
+
+def _en_range(match: re.Match[str], now: datetime) -> _Token:
+    """ "from ten to eleven", "from 3 to 4 pm", "10-11am": the span starts at its first
+    time (dev, reworded calendar-create: "Saturday from ten to eleven in the morning" was
+    read as no time, and "from 3 to 4 pm" as 4 pm)."""
+    hour, minute, half, _, _, _ = _range_ends(match)
+    return _token(match, clock=(hour, minute, half, False))
+
+
+def span_minutes(text: str, language: str) -> int | None:
+    """How long a span said from one time to another lasts ("from ten to eleven": 60), the
+    end read in the start's half of the day when it says none; None without a span.
+    English only."""
+    if _base(language) != "en":
+        return None
+    for pattern in _EN_SPANS:
+        found = pattern.search(text.lower())
+        if found is None:
+            continue
+        hour, minute, half, end_hour, end_minute, end_half = _range_ends(found)
+        start = (hour % 12 + (12 if half == "pm" else 0)) * 60 + minute
+        end = (end_hour % 12 + (12 if (end_half or half) == "pm" else 0)) * 60 + end_minute
+        length = (end - start) % (12 * 60) if end_half is None and half is None else end - start
+        length %= 24 * 60
+        return length if 0 < length <= 12 * 60 else None
+    return None
+
+
 def _hour_word(word: str) -> bool:
     return re.fullmatch(_EN_HOUR, word) is not None
 
@@ -400,7 +448,20 @@ def _en_part(match: re.Match[str], now: datetime) -> _Token:
 
 _ORDINAL = r"(?:st|nd|rd|th)?"
 
+_AMPM = r"a\.?\s?m\.?|p\.?\s?m\.?"
+_EN_SPAN_PATTERNS = (
+    rf"\b(?:from|between)\s+(?P<h1>{_EN_HOUR})(?:[:.](?P<m1>\d{{2}}))?\s*(?P<ap1>{_AMPM})?"
+    rf"\s*(?:to|till|until|and|-|\u2013)\s*(?P<h2>{_EN_HOUR})(?:[:.](?P<m2>\d{{2}}))?"
+    rf"\s*(?P<ap2>{_AMPM})?(?![\w:])",
+    rf"\b(?P<h1>\d{{1,2}})(?::(?P<m1>\d{{2}}))?\s*(?P<ap1>{_AMPM})?\s*[-\u2013]\s*"
+    rf"(?P<h2>\d{{1,2}})(?::(?P<m2>\d{{2}}))?\s*(?P<ap2>{_AMPM})(?![a-z])",
+)
+"""A span from one time to another: after "from" or "between", or digits joined by a dash
+with the half of the day after them ("10-11am"; "10-11" alone may be a score)."""
+_EN_SPANS = tuple(re.compile(p, re.IGNORECASE) for p in _EN_SPAN_PATTERNS)
+
 EN_PATTERNS: tuple[tuple[str, _Handler], ...] = (
+    *((pattern, _en_range) for pattern in _EN_SPAN_PATTERNS),
     (
         # "in three days' time", "in a week's time" (dev, reworded calendar-create-in-days)
         rf"\bin\s+(?P<amount>{_EN_AMOUNT})\s+(?P<unit>{_alternatives(_EN_UNITS)})\b"

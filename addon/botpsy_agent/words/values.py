@@ -18,8 +18,9 @@ import re
 from botpsy_agent.words import negation
 from botpsy_agent.words.checks import SMALL_WORDS, Quantity, said_directions
 from botpsy_agent.words.grounding import Request
+from botpsy_agent.words.grounding_words import ALL_DAY
 from botpsy_agent.words.phrasing import join_particles
-from botpsy_agent.words.spoken_time import EN_NUMBERS, find_spoken_times
+from botpsy_agent.words.spoken_time import EN_NUMBERS, find_spoken_times, span_minutes
 from tool_schemas.devices import ColorName
 
 STEP_QUANTITY: Mapping[str, Quantity] = {
@@ -200,6 +201,8 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
     affirmed = negation.affirmed(kept, language).translate(_RESTORE)
     lowered = " ".join(affirmed.casefold().split())
     minutes, days = _durations(lowered, language)
+    if (span := span_minutes(request.text, request.language)) and span not in minutes:
+        minutes = (*minutes, span)  # "from ten to eleven": an hour
     text = " ".join(_DURATION.sub(" ", lowered).split())
     directions = said_directions(request.affirmed, request.language)
     levels: list[float] = []
@@ -239,11 +242,6 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
     )
 
 
-ALL_DAY: Mapping[str, tuple[str, ...]] = {
-    "en": ("all day", "all-day", "whole day", "full day"),
-    "ko": ("하루 종일", "종일"),
-    "id": ("seharian", "sepanjang hari", "sehari penuh"),
-}
 _COUNTS = "|".join(sorted(EN_NUMBERS, key=len, reverse=True))
 _LENGTH = re.compile(
     rf"(?<![\w:])(\d+(?:[.,]\d+)?|half an?|an? half|an?|{_COUNTS})\s*"
