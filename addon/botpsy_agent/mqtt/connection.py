@@ -103,6 +103,9 @@ class MqttConnection:
         """A connect is under way in a worker thread, which has the client meanwhile."""
         self._fd: int | None = None
         """The socket the loop watches for paho."""
+        self._arrived: list[Received] | None = None
+        """Messages paho read in the loop's reader callback, handed on when its read is over;
+        None outside that callback."""
         self.connections = 0
         """Successful connects so far (1 + reconnects)."""
 
@@ -235,12 +238,24 @@ class MqttConnection:
             client.loop_write()
 
     def _readable(self, client: mqtt.Client, sock: Any) -> None:
-        client.loop_read()
-        # TLS keeps decrypted bytes the selector cannot see: read them now.
-        while isinstance(sock, ssl.SSLSocket) and sock.fileno() >= 0 and sock.pending():
-            if client.loop_read() != mqtt.MQTT_ERR_SUCCESS:
-                break
+        arrived: list[Received] = []
+        self._arrived = arrived
+        try:
+            client.loop_read()
+            # TLS keeps decrypted bytes the selector cannot see: read them now.
+            while isinstance(sock, ssl.SSLSocket) and sock.fileno() >= 0 and sock.pending():
+                if client.loop_read() != mqtt.MQTT_ERR_SUCCESS:
+                    break
+        finally:
+            self._arrived = None
         self._write(client)  # acknowledgements (PUBACK) go out at once
+        # paho's handling of the packets is over: the owner may publish now, in this same
+        # turn of the loop (one turn less between the request and its answer, issue 29).
+        for received in arrived:
+            try:
+                self._on_message(received)
+            except Exception:  # one message's bug must not drop the others read with it
+                _LOGGER.exception("Handling a message on %s failed", received.topic)
 
     def _in_loop(self, callback: Callable[..., None], *args: Any, later: bool = False) -> None:
         """Run `callback` in the loop: now when called from it (or on its next turn with
@@ -404,7 +419,10 @@ class MqttConnection:
             response_topic,
             bytes(correlation) if correlation is not None else None,
         )
-        self._to_loop(self._on_message, received)
+        if self._arrived is not None:  # read by the loop's own reader: handed on after it
+            self._arrived.append(received)
+        else:
+            self._to_loop(self._on_message, received)
 
     def _paho_publish(
         self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any
