@@ -658,3 +658,29 @@ def test_the_only_device_so_called_is_named_by_its_device_word() -> None:
     assert _enum(loud["set_media"], "entity_id") == ["media_player.living_room"]
     lamps = _narrowed("dim the lamp a bit")
     assert len(_enum(lamps["set_light"], "entity_id")) > 1
+    # The word said as a noun of its own: the "Counter lights" are the only lights here,
+    # yet "the fairy lights" do not name them (the dev case's 0.5B read them), nor does
+    # "plug the car in" name the TV plug.
+    for text in ("could you check whether the fairy lights are lit", "plug the car in to charge"):
+        assert not grounding.named_entities(grounding.Request(text, "en"), HOME), text
+
+
+def test_an_event_starts_where_the_words_say() -> None:
+    """Dev, reworded calendar-create-*: the start is one of the times said with their day,
+    an all-day start one of the days said."""
+    timed = _narrowed("I've got a haircut tomorrow at 11am, add it please")
+    assert _properties(timed["create_event"])["start"]["enum"] == ["2026-12-01T11:00"]
+    all_day = _narrowed("could you make an all day entry on Friday for grandma's birthday")
+    assert _properties(all_day["create_event"])["start_date"]["enum"] == ["2026-12-04"]
+    assert "start" not in _properties(all_day["create_event"])
+
+
+def test_a_way_said_of_what_ran_and_instead_name_their_kinds() -> None:
+    """Dev, reworded bedroom-dimmer-hall ("turn them down a little" after the lights went
+    on) and followup-piano-move ("make it 6pm instead")."""
+    way = grounding.Request(
+        "turn them down a little", "en", frozenset({"light.bedroom"}), frozenset({"turn_on"})
+    )
+    assert "set_light" in (grounding.asked_kinds(way, ["set_light", "set_fan"]) or ())
+    moved = grounding.Request("make it 6pm instead", "en")
+    assert grounding.asked_kinds(moved, ["update_event", "turn_on"]) == {"update_event"}

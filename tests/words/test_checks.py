@@ -876,3 +876,13 @@ def test_when_with_no_day_said_looks_a_week_ahead(language: str, text: str) -> N
     assert check(tool("list_events", period="next_7_days"), text, language=language) is None
     # A day said is the day asked about.
     assert check(today, "when is the piano lesson today") is None
+
+
+def test_a_level_said_in_words_is_no_move_the_wrong_way() -> None:
+    """Dev, reworded multi-bedroom-blue-dim: "dim it down to twenty percent" on a light that
+    was off set 20 %, which reads as a move up from off; with the level said only in words
+    the call was "corrected" to a step down that lost the blue. A level the words state is
+    what was asked, in digits or in words."""
+    blue = tool("set_light", entity_id=["light.hall"], brightness_pct=20, color_name="blue")
+    assert check(blue, "make the hall light blue and dim it down to twenty percent") is None
+    assert check(blue, "make the hall light blue and dim it down to 20%") is None

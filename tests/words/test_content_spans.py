@@ -63,6 +63,9 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
         ("I've got a haircut tomorrow at 11am, add it please", None),
         ("add a 30 minute vet visit in three days' time at 9:30 am", "Vet visit"),
         ("set a reminder for 7 tomorrow morning to feed the cat", "Feed the cat"),
+        # dev, reworded calendar-create-allday: the 0.5B's title ran on, "birthday birthday …"
+        ("could you make an all day entry on Friday for grandma's birthday", "Grandma's birthday"),
+        ("add an event for 3 pm tomorrow", None),
     ],
 )
 def test_event_titles_are_what_happens_not_who_which_calendar_or_when(

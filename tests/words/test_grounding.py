@@ -591,3 +591,21 @@ def test_a_that_opening_a_clause_points_back_at_nothing() -> None:
     # A noun after it may be what was spoken of ("that dinner": the dinner listed).
     assert grounding.Request("let Anna know that dinner is at 7", "en").points_back
     assert grounding.Request("batalkan itu", "id").points_back
+
+
+def test_a_way_said_of_the_lights_that_ran_grounds_dimming_them() -> None:
+    """Dev, reworded bedroom-dimmer-hall: "turn them down a little" after the bedroom lights
+    went on was asked about ("Did you want me to change Bedroom light?")."""
+    dim = call("set_light", entity_id=["light.bedroom"], brightness_step_pct=-20)
+    pointing = {"referents": frozenset({"light.bedroom"}), "referent_tools": frozenset({"turn_on"})}
+    assert verdict("turn them down a little", dim, **pointing) is grounding.Verdict.GROUNDED
+
+
+def test_what_time_is_an_event_asks_the_calendar() -> None:
+    """Dev, reworded followup-piano-move: "what time is the piano lesson" read the lights,
+    and was then answered that the app cannot help."""
+    noon = datetime(2026, 12, 1, 12, tzinfo=UTC)
+    asked = grounding.Request("what time is the piano lesson", "en")
+    assert grounding.asks_only_about_a_time(asked, HOME, noon, frozenset())
+    clock = grounding.Request("what time is it", "en")
+    assert not grounding.asks_only_about_a_time(clock, HOME, noon, frozenset())

@@ -122,3 +122,18 @@ def test_a_setting_must_be_spoken_of() -> None:
     assert says_setting(Request("unmute it", "en"), "mute")
     assert not says_setting(Request("turn the telly up", "en"), "mute")
     assert says_setting(Request("거실 TV 음소거 해줘", "ko"), "mute")
+
+
+def test_where_an_event_may_start_is_each_reading_of_a_time_said_with_its_day() -> None:
+    """Dev, reworded calendar-create-*: the 0.5B wrote the present moment as the start of
+    "a haircut tomorrow at 11am", and today for "an all day entry on Friday"."""
+    said = said_values(Request("I've got a haircut tomorrow at 11am, add it please", "en"), NOW)
+    assert said.starts == ("2026-12-02T11:00",)  # type: ignore[attr-defined]
+    friday = said_values(
+        Request("make an all day entry on Friday for grandma's birthday", "en"), NOW
+    )
+    assert friday.dates == ("2026-12-04",)  # type: ignore[attr-defined]
+    assert friday.starts == ()  # type: ignore[attr-defined]
+    at_three = said_values(Request("move it to Friday at 3", "en"), NOW)
+    assert at_three.starts == ("2026-12-04T15:00", "2026-12-04T03:00")  # type: ignore[attr-defined]
+    assert said_values(Request("add it at 3 pm", "en"), NOW).starts == ()  # type: ignore[attr-defined]

@@ -68,6 +68,7 @@ def values_only(
         elif (options := allowed[key]) is not None:
             spec = {**properties(schema)[key], "enum": options}
             spec.pop(WORDS_KEY, None)  # the values are given: no words to make them of
+            spec.pop("pattern", None)  # nor a shape: a start's enum is the times said
             properties(schema)[key] = spec
     if shapes is not None:
         schema["x-shapes"] = shapes
@@ -90,11 +91,13 @@ def said_options(  # noqa: PLR0911 - one rule per kind of setting
             return []  # a time of day said: not an all-day event
         return _within(list(lengths), spec) or None
     if key in CALENDAR_STARTS:
-        if key == "start" and values.all_day:
-            return []  # "all day": no time of day
-        if key == "start_date" and values.clock and not values.all_day:
-            return []
-        return None
+        # The start the words say, where they say its day (dev, reworded calendar-create-*:
+        # the 0.5B wrote the present moment, or today for "on Friday").
+        if key == "start":
+            return [] if values.all_day else list(values.starts) or None
+        if values.clock and not values.all_day:
+            return []  # a time of day said: no all-day event
+        return list(values.dates) or None
     if key == "color_temp_kelvin":
         return _within([*values.whites, *values.levels], spec)
     if key == "color_name":

@@ -31,6 +31,7 @@ from typing import Any
 
 from botpsy_agent.home import Entity, EntityState, Home, ResolutionError, resolve_targets
 from botpsy_agent.words.cover_ways import OPEN, cover_way_of, said_cover_way
+from botpsy_agent.words.numbers import numbers_said
 from botpsy_agent.words.phrasing import join_particles, phrase_matcher
 from botpsy_agent.words.spoken_time import SpokenTime, days_ahead, find_spoken_times, say_when
 from tool_schemas.base import MappingContext, Tool
@@ -230,7 +231,9 @@ def _check_range(
 
 
 WHEN_WORDS: dict[str, re.Pattern[str]] = {
-    "en": re.compile(r"\bwhen\b"),
+    # "what time is the piano lesson" (dev, reworded followup-piano-move: the 0.5B read
+    # the lights); not "what time is it", the clock's own question
+    "en": re.compile(r"\bwhen\b|\bwhat time (?:is|does|do)\b(?! it\b)"),
     "ko": re.compile("언제"),
     "id": re.compile(r"\bkapan\b"),
 }
@@ -598,6 +601,16 @@ _TOOL_QUANTITY: Mapping[type[Tool], Quantity] = {
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
+
+def _stated(text: str, language: str) -> set[float]:
+    """The numbers the request says, in digits or in words: "dim it down to twenty percent"
+    states the 20 % it sets (dev, reworded multi-bedroom-blue-dim: from off, the set level
+    was read as a move up, and "corrected" to a step down that lost the blue)."""
+    base = language.replace("_", "-").split("-", 1)[0].lower()
+    digits = {float(n.replace(",", ".")) for n in _NUMBER.findall(text)}
+    return digits | {number for number, _ in numbers_said(text.casefold(), base)}
+
+
 STILL = 0
 """A "change" that changes nothing (a step of 0, the value it already has): wrong either way,
 unless the target is already as far as it goes that way (`AT_TOP`, `AT_BOTTOM`)."""
@@ -616,7 +629,7 @@ def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallPr
         if found is None:
             return None
         wanted = found
-    stated = {float(n.replace(",", ".")) for n in _NUMBER.findall(text)}
+    stated = _stated(text, language)
     targets = _targets(call, home, every_domain=quantity is Quantity.POWER)
     if targets is None:  # nothing in this home: judge the call by its own values
         wrong = _is_wrong(_moves(call, None, home, stated), wanted)
@@ -702,7 +715,7 @@ def _check_size(
     """A change the right way but much larger than the request said ("down a degree" ->
     10 °C, "a bit louder" -> full volume): asked about, with the said step ready."""
     limit, step = _said_size(text, language, quantity)
-    stated = {float(n.replace(",", ".")) for n in _NUMBER.findall(text)}
+    stated = _stated(text, language)
     arguments = call.model_dump(exclude_none=True, mode="json")
     if limit is None or not targets or any(arguments.get(f) in stated for f in _ABSOLUTE):
         return None

@@ -48,6 +48,12 @@ _EVENT = re.compile(
     r"\b(?:add|put|schedule|book in|plan|create)\s+(?P<what>.+?)"
     rf"(?:\s+(?:to|on|in|into)\s+{_CALENDAR}\b(?P<tail>.*))?$"
 )
+_ENTRY = re.compile(
+    r"\b(?:make|add|put|create)\s+an?\s+(?:new\s+)?(?:all[ -]day\s+)?"
+    r"(?:entry|event|appointment)\b.*?\bfor\s+(?P<what>.+)$"
+)
+"""'make an all day entry on Friday for grandma's birthday' (dev, reworded
+calendar-create-allday: the 0.5B's title ran on, "birthday birthday …")."""
 _DURATION = re.compile(
     r"(?:,?\s*\bfor\s+)?(?:,?\s*\b(?:an?|one|two|three|half an?|\d+(?:\.\d+)?)\s+"
     r"(?:hours?|minutes?|mins?)(?:\s+long)?)|,?\s*\ball[ -]day\b"
@@ -85,7 +91,7 @@ def event_title(text: str, now: datetime, language: str) -> str | None:
     which calendar, the day, the time or how long."""
     folded = _folded(text)
     reminder = _REMINDER.search(folded)
-    found = reminder or _EVENT.search(folded)
+    found = reminder or _ENTRY.search(folded) or _EVENT.search(folded)
     if found is None:
         return None
     what = found.group("what")

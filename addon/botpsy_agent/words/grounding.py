@@ -278,6 +278,7 @@ def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
     return (
         request.says_any(KINDS[language].get(call.name, ()))
         or (call.name in request.referent_tools and request.points_back)
+        or call.name == _setting_of_what_ran(request)
         # "should not stay open" asks to close, though its only verb is negated
         or (isinstance(call, ControlCover) and said_cover_way(request.text, language) is not None)
     )
@@ -496,11 +497,19 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
         # Only when the words name no kind themselves: "now mute it as well" after a
         # pause asks to mute, not to pause again.
         named = frozenset(name for name in actions if name in request.referent_tools)
-    if request.points_back and request.says_any(WAYS_OF_WHAT_RAN.get(language, ())):
-        domains = {referent.split(".", 1)[0] for referent in request.referents}
-        setting = SETTING_OF_DOMAIN.get(domains.pop(), "") if len(domains) == 1 else ""
-        named |= {name for name in actions if name == setting}
-    return named or None
+    setting = _setting_of_what_ran(request)
+    return (named | {name for name in actions if name == setting}) or None
+
+
+def _setting_of_what_ran(request: Request) -> str:
+    """The setting tool of what this conversation acted on, when a way is said of it
+    ("turn them down a little" after the bedroom lights went on: `set_light`); "" else."""
+    if not (
+        request.points_back and request.says_any(WAYS_OF_WHAT_RAN.get(request.word_language, ()))
+    ):
+        return ""
+    domains = {referent.split(".", 1)[0] for referent in request.referents}
+    return SETTING_OF_DOMAIN.get(domains.pop(), "") if len(domains) == 1 else ""
 
 
 def _prepares_asked_change(read: str, request: Request) -> bool:
@@ -705,10 +714,18 @@ def _own_device_word_said(entity: Entity, request: Request) -> bool:
 def _the_only_one_so_called(entity: Entity, request: Request, home: Home) -> bool:
     """ "the TV is way too loud": the home's only device whose name ends in the device word
     said is named by it, as "the calendar" names the only calendar (dev, reworded
-    telly-too-loud: the 0.5B turned the kids speaker down; "TV plug" is a plug)."""
+    telly-too-loud: the 0.5B turned the kids speaker down; "TV plug" is a plug). The word
+    said as a noun of its own, right after a determiner: "the fairy lights" do not name the
+    only other "lights", nor "plug the car in" the only plug."""
     first = request.base_language == "id"
     counts = _vocabulary(home).heads[first]
-    return any(counts[w] == 1 and request.says(w) for w in _heads(entity, first))
+    return any(
+        counts[w] == 1 and request.says_any(f"{d} {w}" for d in _DETERMINERS)
+        for w in _heads(entity, first)
+    )
+
+
+_DETERMINERS = ("the", "my", "our", "that", "this")
 
 
 def _heads(entity: Entity, first: bool) -> frozenset[str]:

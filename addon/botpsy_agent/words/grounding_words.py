@@ -172,6 +172,7 @@ KINDS: WordTable = {
             "update",
             "earlier",
             "later",
+            "instead",  # "make it 6pm instead" (dev, reworded followup-piano-move)
         ),
         "delete_event": (
             "delete",
@@ -543,6 +544,7 @@ for the calendar, unless the home has an entity of that domain (a weather entity
 WHEN: Mapping[str, tuple[str, ...]] = {
     "en": (
         "when",
+        "what time is the",  # dev, reworded followup-piano-move ("what time is it": no read)
         "today",
         "tonight",
         "tomorrow",

@@ -12,15 +12,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 import re
 
 from botpsy_agent.words import negation
 from botpsy_agent.words.checks import SMALL_WORDS, Quantity, said_directions
 from botpsy_agent.words.grounding import Request
 from botpsy_agent.words.grounding_words import ALL_DAY
+from botpsy_agent.words.numbers import NUMBER_WORDS, numbers_said
 from botpsy_agent.words.phrasing import join_particles
-from botpsy_agent.words.spoken_time import EN_NUMBERS, find_spoken_times, span_minutes
+from botpsy_agent.words.spoken_time import (
+    EN_NUMBERS,
+    SpokenTime,
+    find_spoken_times,
+    span_minutes,
+)
 from tool_schemas.devices import ColorName
 
 STEP_QUANTITY: Mapping[str, Quantity] = {
@@ -43,7 +48,6 @@ LEVEL_FIELDS = frozenset(
 )
 """Fields that set a level: only a number the request says."""
 
-_NUMBER = re.compile(r"(?<![\d.:,])(\d{1,4}(?:[.,]\d{1,2})?)(?![\d:]|[.,]\d)")
 _INNER_MARK = re.compile(r"(\d)([.,:])(\d)")
 _KEEP = {".": "\u2024", ",": "\u201a", ":": "\u2236"}
 _RESTORE = str.maketrans({v: k for k, v in _KEEP.items()})
@@ -56,27 +60,6 @@ _BY = {"en": "by", "id": "sebesar"}
 """The word that makes a number a step ("down by 2") rather than a level ("down to 2")."""
 _TO: Mapping[str, tuple[str, ...]] = {"en": ("to", "at"), "id": ("ke", "jadi", "menjadi")}
 """Words that make a number a level."""
-_EN_ONES = (  # noqa: SIM905 - twenty words read better on two lines than on twenty
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_EN_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()  # noqa: SIM905
-
-
-def _en_number_words() -> dict[str, int]:
-    """One to a hundred in words: "twenty-two" and "twenty two" too (dev, reworded
-    followup-same-kids-room: "twenty-two degrees" was read as no number at all)."""
-    words = {word: n for n, word in enumerate(_EN_ONES) if n}
-    for k, tens in enumerate(_EN_TENS):
-        value = 20 + 10 * k
-        words[tens] = value
-        for n in range(1, 10):
-            words[f"{tens}-{_EN_ONES[n]}"] = words[f"{tens} {_EN_ONES[n]}"] = value + n
-    return {**words, **EN_NUMBERS, "hundred": 100, "a hundred": 100, "one hundred": 100}
-
-
-NUMBER_WORDS: Mapping[str, Mapping[str, int]] = {"en": _en_number_words()}
-"""Numbers said in words (the plain counting words of each language)."""
 FULL_WORDS: Mapping[str, tuple[str, ...]] = {
     "en": ("full", "maximum", "max", "all the way up"),
     "ko": ("최대",),
@@ -186,6 +169,11 @@ class SaidValues:
     """An all-day event said ("all day", "the whole day")."""
     clock: bool = False
     """A time of day said ("at 10", "in 20 minutes")."""
+    starts: tuple[str, ...] = ()
+    """The moments said with their day ("tomorrow at 11am": its local "YYYY-MM-DDTHH:MM",
+    each reading of it, the likeliest first): where an event may start."""
+    dates: tuple[str, ...] = ()
+    """The days said ("on Friday": "YYYY-MM-DD"): where an all-day event may start."""
 
 
 def said_values(request: Request, now: datetime | None = None) -> SaidValues:
@@ -208,7 +196,7 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
     levels: list[float] = []
     steps: list[float] = []
     toward = False
-    for number, start in _numbers(text, language):
+    for number, start in numbers_said(text, language):
         words = text[:start].split()
         before = words[-1] if words else None
         if before == _BY.get(language):
@@ -239,7 +227,17 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
         days=days,
         all_day=request.says_any(ALL_DAY.get(language, ())),
         clock=any(t.times or t.moment is not None for t in spoken),
+        starts=_starts(spoken),
+        dates=tuple(dict.fromkeys(day.isoformat() for t in spoken for day in t.days)),
     )
+
+
+def _starts(spoken: tuple[SpokenTime, ...]) -> tuple[str, ...]:
+    moments = [
+        *(datetime.combine(day, at) for t in spoken for day in t.days for at in t.times),
+        *(t.moment.replace(tzinfo=None) for t in spoken if t.moment is not None),
+    ]
+    return tuple(dict.fromkeys(m.isoformat(timespec="minutes") for m in moments))
 
 
 _COUNTS = "|".join(sorted(EN_NUMBERS, key=len, reverse=True))
@@ -325,13 +323,6 @@ def _without_times(text: str, now: datetime, language: str) -> str:
     return text
 
 
-@cache
-def _word_numbers(language: str) -> re.Pattern[str]:
-    """Numbers in words, the longest first: "twenty two" is 22, not 20 and 2."""
-    words = sorted(NUMBER_WORDS.get(language, {}), key=len, reverse=True)
-    return re.compile(rf"(?<![\w-])(?:{'|'.join(map(re.escape, words))})(?![\w-])")
-
-
 _MOVES: Mapping[str, frozenset[str]] = {
     "en": frozenset({"dim", "brighten", "down", "up", "lower", "raise", "reduce", "increase"}),
 }
@@ -349,16 +340,3 @@ def _moved(words: list[str], language: str) -> bool:
         if word in _MOVES.get(language, frozenset()):
             return True
     return False
-
-
-def _numbers(text: str, language: str) -> list[tuple[float, int]]:
-    """Every number said, in digits or words, with where it starts."""
-    found: list[tuple[int, float]] = [
-        (m.start(), float(m.group(1).replace(",", "."))) for m in _NUMBER.finditer(text)
-    ]
-    words = NUMBER_WORDS.get(language, {})
-    if words:
-        found += [
-            (m.start(), float(words[m.group(0)])) for m in _word_numbers(language).finditer(text)
-        ]
-    return [(number, start) for start, number in sorted(found)]
