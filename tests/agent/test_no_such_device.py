@@ -134,3 +134,21 @@ async def test_a_kind_of_sensor_the_home_has_none_of_is_said_so(
         hass, ha_bridge, agent, "is there any carbon monoxide in the kitchen?", "no_such_device"
     )
     assert answer.speech == "Sorry, nothing in this home tells me about “carbon monoxide”."
+
+
+async def test_a_calendar_read_for_a_thing_no_device_reads_is_no_answer(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Dev, reworded no-reading-2: "is there still room in the mailbox" read the calendar,
+    and the evening's family dinner was the answer. A question that speaks of no time and
+    no list is not answered from the calendar; one that does still is."""
+    read = call("list_events", calendar_id=["calendar.family"], period="today")
+    agent = make_agent(ha_bridge, once(read))
+    answer = await refused_leaving_states(
+        hass, ha_bridge, agent, "is there still room in the mailbox", "no_such_device"
+    )
+    assert answer.speech == "Sorry, nothing in this home tells me about “mailbox”."
+
+    timed = make_agent(ha_bridge, once(read))
+    today = await timed.handle(ask("is anything on today at the gym", admin(ha_bridge)))
+    assert today.status is Status.DONE, today

@@ -113,3 +113,29 @@ def test_a_question_about_a_thing_the_home_knows_no_word_of_names_it(text: str, 
 def test_a_question_about_what_the_home_has_or_no_thing_is_left_alone(text: str) -> None:
     language = "id" if text.startswith("ada") else "en"
     assert unknown_reading(Request(text, language), HOME) is None
+
+
+@pytest.mark.parametrize(
+    ("tool", "target", "text", "device"),
+    [
+        # dev, reworded no-device-1 and -2: the 0.5B proposed the good-night script, and
+        # every light
+        ("run_script", "script.good_night", "can you run the washing machine", "washing machine"),
+        ("turn_off", "light.kitchen", "kill the light in the aquarium", "light in the aquarium"),
+    ],
+)
+def test_a_script_for_a_device_or_a_device_in_a_place_the_home_lacks_is_unknown(
+    tool: str, target: str, text: str, device: str
+) -> None:
+    assert unknown_device(tool, Request(text, "en"), HOME, [HOME.entities[target]]) == device
+
+
+def test_a_script_named_or_a_device_in_a_known_place_is_not_unknown() -> None:
+    script = [HOME.entities["script.good_night"]]
+    assert (
+        unknown_device("run_script", Request("run the good night script", "en"), HOME, script)
+        is None
+    )
+    light = [HOME.entities["light.kitchen"]]
+    text = "switch off the light in the kitchen"
+    assert unknown_device("turn_off", Request(text, "en"), HOME, light) is None

@@ -135,5 +135,7 @@ def test_where_an_event_may_start_is_each_reading_of_a_time_said_with_its_day() 
     assert friday.dates == ("2026-12-04",)  # type: ignore[attr-defined]
     assert friday.starts == ()  # type: ignore[attr-defined]
     at_three = said_values(Request("move it to Friday at 3", "en"), NOW)
-    assert at_three.starts == ("2026-12-04T15:00", "2026-12-04T03:00")  # type: ignore[attr-defined]
+    # its likeliest reading only: offered 04:00 too, the 0.5B moved the dentist to 04:00
+    # (dev recover-move-event)
+    assert at_three.starts == ("2026-12-04T15:00",)  # type: ignore[attr-defined]
     assert said_values(Request("add it at 3 pm", "en"), NOW).starts == ()  # type: ignore[attr-defined]

@@ -61,6 +61,10 @@ def values_only(
     shapes = shapes_left(schema.get("x-shapes"), allowed)
     if shapes == []:
         return None
+    if shapes and _one_target(specs):
+        # a number said as a size too ("down 20%") leaves the level or the step to choose
+        carried = CARRIED - (LEVEL_FIELDS if values.steps else frozenset())
+        shapes = _carrying(shapes, {k for k, v in allowed.items() if v and k in carried})
     schema = copy.deepcopy(schema)
     for key in list(properties(schema)):
         if key not in allowed:
@@ -75,6 +79,32 @@ def values_only(
     return schema
 
 
+CARRIED = LEVEL_FIELDS | {"color_name", "color_temp_kelvin"}
+"""Settings the words say that a call on the one device named must carry: "make the bedroom
+light blue and dim it down to twenty percent" set the 20 % and left the colour out (dev,
+reworded multi-bedroom-blue-dim: the 0.5B)."""
+
+
+def _one_target(specs: Mapping[str, Any]) -> bool:
+    entities = specs.get("entity_id", {})
+    return len(entities.get("items", entities).get("enum", ())) == 1
+
+
+def _carrying(shapes: list[str], said: set[str]) -> list[str]:
+    """The shapes that hold every setting said, each made required; all of them when none
+    holds them all."""
+    if not said:
+        return shapes
+    carrying = []
+    for shape in shapes:
+        parts = [p.strip() for p in shape.split(",")]
+        fields = {p.removesuffix("?").partition("=")[0] for p in parts}
+        if said <= fields:
+            made = [p.removesuffix("?") if p.removesuffix("?") in said else p for p in parts]
+            carrying.append(", ".join(made))
+    return carrying or shapes
+
+
 def said_options(  # noqa: PLR0911 - one rule per kind of setting
     key: str, spec: dict[str, Any], words: Request, values: SaidValues
 ) -> list[Any] | None:
@@ -83,7 +113,8 @@ def said_options(  # noqa: PLR0911 - one rule per kind of setting
     if key in STEP_QUANTITY:
         return _steps(key, spec, values)
     if key in LEVEL_FIELDS:
-        levels = [*values.levels, *([100.0] if values.full and spec.get("maximum") == 100 else [])]
+        said = [v for v in values.levels if key == "temperature" or v not in values.degrees]
+        levels = [*said, *([100.0] if values.full and spec.get("maximum") == 100 else [])]
         return _within(levels, spec)
     if key in {"minutes", "days"}:
         lengths = values.minutes if key == "minutes" else values.days

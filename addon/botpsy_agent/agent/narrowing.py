@@ -136,6 +136,7 @@ def narrowed_schemas(
             if not (
                 _message_settled(chosen, left_out, words, home)
                 or _reminder_settled(chosen, left_out, words, now)
+                or _device_asked_about(offer, left_out, words, named)
             ):
                 narrowed.append(without_reason(schema))
         else:  # a read: "is the living room tv on" reads the TV, not the lamp
@@ -221,6 +222,20 @@ def _reminder_settled(
         return False
     spoken = find_spoken_times(words.text, now, words.language)
     return reminder_of(words.text) is not None and bool(spoken)
+
+
+def _device_asked_about(
+    offer: Offer, left_out: set[str], words: grounding.Request, named: frozenset[str]
+) -> bool:
+    """Is the request a question about devices it names, with their read on offer? Then a
+    tool fits: the real 1.5B said no tool fits to "did someone leave the bedroom blinds
+    shut" (dev blinds-bedroom-question)."""
+    return (
+        words.is_question
+        and any(e.split(".", 1)[0] not in {"calendar", "todo"} for e in named)
+        and "get_state" not in left_out
+        and any(s["name"] == "get_state" for s in offer.schemas)
+    )
 
 
 def _names_any(schema: dict[str, Any], named: frozenset[str]) -> bool | None:

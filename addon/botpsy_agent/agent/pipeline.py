@@ -74,9 +74,10 @@ from botpsy_agent.words import (
 from tool_schemas.actions import describe
 from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool
+from tool_schemas.calendar import CheckFreeBusy, ListEvents
 from tool_schemas.catalog import ToolCallError
 from tool_schemas.conversation import AskUser
-from tool_schemas.messaging import SendMessage
+from tool_schemas.messaging import ListTodoItems, SendMessage
 from tool_schemas.queries import GetState, ListEntities
 
 
@@ -524,10 +525,17 @@ def result_of(execution: Execution) -> dict[str, Any]:
 
 def _asked_of_nothing(call: Tool, words: grounding.Request | None, home: Home) -> str | None:
     """The thing a question asks about that no device of the home reads, when `call` reads
-    device states in its place (`words/unknown_device.py`)."""
-    if words is None or not isinstance(call, GetState | ListEntities):
+    device states in its place, or the calendar or a list for a question that speaks of no
+    time and no list (`words/unknown_device.py`; dev, reworded no-reading-2: "is there
+    still room in the mailbox" was answered with the evening's family dinner)."""
+    if words is None:
         return None
-    return unknown_reading(words, home)
+    if isinstance(call, GetState | ListEntities) or (
+        isinstance(call, ListEvents | CheckFreeBusy | ListTodoItems)
+        and not grounding.speaks_of_time_or_lists(words)
+    ):
+        return unknown_reading(words, home)
+    return None
 
 
 def _sensor_of_nothing(call: Tool, words: grounding.Request) -> str | None:

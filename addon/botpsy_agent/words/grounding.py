@@ -571,6 +571,18 @@ def asks_only_about_a_time(
     return all(home.entities[e].domain in _TIME_DOMAINS for e in named)
 
 
+def speaks_of_time_or_lists(request: Request) -> bool:
+    """Does the request say a day or a time (`Request.spoken_times`), a word of when, or a
+    word of the calendar or of a list: what the calendar's and the lists' reads answer?"""
+    language = request.word_language
+    domains = DOMAINS[language]
+    return (
+        bool(request.spoken_times)
+        or request.says_any(WHEN.get(language, ()))
+        or any(request.says_any(domains.get(domain, ())) for domain in _TIME_DOMAINS)
+    )
+
+
 def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> bool:
     """Does the request name any kind of action, any device word, or anything of the home?
 

@@ -56,6 +56,8 @@ _DURATION = re.compile(
     r"분|시간|초|menit|jam|detik|hari)\b"
 )
 """A length of time ("for 45 minutes") is no level."""
+_DEGREES = re.compile(r"(?:[\w.,-]+\s*){1,2}?(?:degrees?\b|°|도|derajat\b)")
+"""A number said in degrees, matched where it starts ("30 degrees", "twenty two degrees")."""
 _BY = {"en": "by", "id": "sebesar"}
 """The word that makes a number a step ("down by 2") rather than a level ("down to 2")."""
 _TO: Mapping[str, tuple[str, ...]] = {"en": ("to", "at"), "id": ("ke", "jadi", "menjadi")}
@@ -149,6 +151,10 @@ class SaidValues:
     """Numbers said as levels ("to 22 degrees", "50 %")."""
     steps: tuple[float, ...] = ()
     """Numbers said as sizes of a change ("by 10", "a degree", "two degrees")."""
+    degrees: tuple[float, ...] = ()
+    """Numbers said in degrees ("30 degrees", "21°"): a temperature, never a brightness or
+    a volume (dev, reworded probe-model-warm: "set my room to 30 degrees" set its light to
+    30 %)."""
     directions: Mapping[Quantity, int] = field(default_factory=dict)
     toward_level: bool = False
     """The way is said of a level: "dim it down to twenty percent" moves to 20 %, it asks
@@ -170,8 +176,9 @@ class SaidValues:
     clock: bool = False
     """A time of day said ("at 10", "in 20 minutes")."""
     starts: tuple[str, ...] = ()
-    """The moments said with their day ("tomorrow at 11am": its local "YYYY-MM-DDTHH:MM",
-    each reading of it, the likeliest first): where an event may start."""
+    """The moments said with their day ("tomorrow at 11am": its local "YYYY-MM-DDTHH:MM"),
+    each at its likeliest reading ("Thursday at 4" is 16:00: offered 04:00 too, the 0.5B
+    chose it, dev recover-move-event): where an event may start."""
     dates: tuple[str, ...] = ()
     """The days said ("on Friday": "YYYY-MM-DD"): where an all-day event may start."""
 
@@ -195,8 +202,11 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
     directions = said_directions(request.affirmed, request.language)
     levels: list[float] = []
     steps: list[float] = []
+    degrees: list[float] = []
     toward = False
     for number, start in numbers_said(text, language):
+        if _DEGREES.match(text, start):
+            degrees.append(number)
         words = text[:start].split()
         before = words[-1] if words else None
         if before == _BY.get(language):
@@ -215,6 +225,7 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
     return SaidValues(
         levels=tuple(dict.fromkeys(levels)),
         steps=tuple(dict.fromkeys(steps)),
+        degrees=tuple(dict.fromkeys(degrees)),
         directions=directions,
         toward_level=toward,
         small=request.says_any(SMALL_WORDS.get(request.base_language, ())),
@@ -234,7 +245,7 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
 
 def _starts(spoken: tuple[SpokenTime, ...]) -> tuple[str, ...]:
     moments = [
-        *(datetime.combine(day, at) for t in spoken for day in t.days for at in t.times),
+        *(datetime.combine(day, t.times[0]) for t in spoken if t.times for day in t.days),
         *(t.moment.replace(tzinfo=None) for t in spoken if t.moment is not None),
     ]
     return tuple(dict.fromkeys(m.isoformat(timespec="minutes") for m in moments))
