@@ -59,8 +59,10 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
         ("add a haircut appointment tomorrow at 11 am", "Haircut appointment"),
         ("schedule a vet visit in 3 days at 9:30, half an hour", "Vet visit"),
         ("what's on the calendar tomorrow", None),
-        # dev, reworded calendar-create-*: "It please", "Vet visit ' time"
-        ("I've got a haircut tomorrow at 11am, add it please", None),
+        # dev, reworded calendar-create-*: "It please", "Vet visit ' time"; then in `make
+        # demo` the 0.5B titled the haircut after the last event, "Switch on the coffee machine"
+        ("I've got a haircut tomorrow at 11am, add it please", "Haircut"),
+        ("add it please", None),
         ("add a 30 minute vet visit in three days' time at 9:30 am", "Vet visit"),
         ("set a reminder for 7 tomorrow morning to feed the cat", "Feed the cat"),
         # dev, reworded calendar-create-allday: the 0.5B's title ran on, "birthday birthday …"

@@ -54,6 +54,14 @@ _ENTRY = re.compile(
 )
 """'make an all day entry on Friday for grandma's birthday' (dev, reworded
 calendar-create-allday: the 0.5B's title ran on, "birthday birthday …")."""
+_HAD_THEN_ADDED = re.compile(
+    r"\b(?:i've|i have|we've|we have|i|we)\s+(?:got\s+)?(?:an?\s+)?(?P<what>.+?)\s*"
+    r"(?:,|\band\b|\bso\b)\s*(?:so\s+)?(?:please\s+)?(?:(?:can|could)\s+you\s+)?"
+    r"(?:add|put|note)\s+(?:it|that|this)\b"
+)
+"""'I've got a haircut tomorrow at 11am, add it please': what "it" is was said first (in
+`make demo`, the 0.5B titled it after the conversation's last event, "Switch on the coffee
+machine")."""
 _DURATION = re.compile(
     r"(?:,?\s*\bfor\s+)?(?:,?\s*\b(?:an?|one|two|three|half an?|\d+(?:\.\d+)?)\s+"
     r"(?:hours?|minutes?|mins?)(?:\s+long)?)|,?\s*\ball[ -]day\b"
@@ -91,7 +99,9 @@ def event_title(text: str, now: datetime, language: str) -> str | None:
     which calendar, the day, the time or how long."""
     folded = _folded(text)
     reminder = _REMINDER.search(folded)
-    found = reminder or _ENTRY.search(folded) or _EVENT.search(folded)
+    found = (
+        reminder or _ENTRY.search(folded) or _HAD_THEN_ADDED.search(folded) or _EVENT.search(folded)
+    )
     if found is None:
         return None
     what = found.group("what")
