@@ -76,7 +76,7 @@ def _in_a_place_unknown(device: list[str], said: list[str], home: Home) -> str |
     not (dev, reworded no-device-2: the 0.5B proposed every light): the device as said
     with its place."""
     for at in range(len(said) - 2):
-        if said[at] in {"in", "inside"} and said[at + 1] in _DETERMINERS:
+        if said[at] in _PLACES_IN and said[at + 1] in _DETERMINERS:
             place = _noun_phrase(said[at + 1 :])
             if place and not any(home_knows(w, home, "en") for w in place):
                 return " ".join([*device, "in the", *place])
@@ -106,8 +106,7 @@ def _things_asked_about(said: list[str]) -> Iterator[list[str]]:
     rest = said[2:] if said[1] in _AUXILIARIES else said[1:]  # "what is the …"
     if rest[:1] == ["there"]:  # "is there smoke": a thing without a determiner
         rest = rest[1:] if rest[1:2] and rest[1] in _DETERMINERS | _ANY else ["the", *rest[1:]]
-    if rest[:1] and rest[0] in _ANY:  # "is there any smoke", "are any windows open"
-        rest = ["the", *rest[1:]]
+    rest = _any_as_the(rest)  # "is there any smoke", "are any windows open"
     yield [w for w in _noun_phrase(rest) if w not in _PLACEHOLDERS]
     if said[:2] in (["how", "much"], ["how", "many"]):
         yield list(takewhile(lambda w: w not in _AUXILIARIES | _PHRASE_ENDS, said[2:]))
