@@ -20,6 +20,7 @@ guess never opens a door or sends a message. Those go to the model, as before.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 import re
 
@@ -73,11 +74,22 @@ def _without_fillers(words: list[str], fillers: Iterable[str]) -> list[str]:
     return text.split()
 
 
-_NAMES: dict[str, tuple[tuple[str, ...], ...]] = {}
+@dataclass(frozen=True)
+class _Names:
+    """The home's names as they are compared, worked out once per set of names."""
+
+    exact: frozenset[str]
+    known: frozenset[str]
+    """Every word of a name: a run of these alone is no misspelling."""
+    by_size: dict[int, tuple[tuple[str, SequenceMatcher[str]], ...]]
+    """Names by their number of words, each with a matcher that has read it already (the
+    matcher's index of a name cost more than the comparison, once per name and run)."""
 
 
-def _home_names(home: Home) -> tuple[tuple[str, ...], ...]:
-    """The home's names as word tuples, computed once per set of names."""
+_NAMES: dict[str, _Names] = {}
+
+
+def _home_names(home: Home) -> _Names:
     found = _NAMES.get(home.names_key)
     if found is None:
         if len(_NAMES) >= 8:
@@ -86,38 +98,42 @@ def _home_names(home: Home) -> tuple[tuple[str, ...], ...]:
     return found
 
 
-def _names_of(home: Home) -> tuple[tuple[str, ...], ...]:
-    names = {
+def _names_of(home: Home) -> _Names:
+    spoken = {
         *(n for e in home.entities.values() for n in (e.name, *e.aliases)),
         *(n for a in home.areas.values() for n in (a.name, *a.aliases)),
         *(n for f in home.floors.values() for n in (f.name, *f.aliases)),
     }
-    return tuple(tuple(_words(n)) for n in sorted(names) if len(n.strip()) >= MIN_NAME_CHARS)
+    names = [tuple(_words(n)) for n in sorted(spoken) if len(n.strip()) >= MIN_NAME_CHARS]
+    by_size: dict[int, list[tuple[str, SequenceMatcher[str]]]] = {}
+    for name in names:
+        joined = " ".join(name)
+        by_size.setdefault(len(name), []).append((joined, SequenceMatcher(None, "", joined)))
+    return _Names(
+        exact=frozenset(" ".join(n) for n in names),
+        known=frozenset(word for name in names for word in name),
+        by_size={size: tuple(found) for size, found in by_size.items()},
+    )
 
 
-def _names_mended(words: list[str], names: tuple[tuple[str, ...], ...]) -> list[str]:
+def _names_mended(words: list[str], names: _Names) -> list[str]:
     """Each word run with a word the home's names do not have replaced by the one home name
     of its length it is close to."""
-    exact = {" ".join(n) for n in names}
-    known = {word for name in names for word in name}
-    by_size: dict[int, list[str]] = {}
-    for name in names:
-        by_size.setdefault(len(name), []).append(" ".join(name))
     out = list(words)
-    for size in sorted(by_size, reverse=True):
+    for size in sorted(names.by_size, reverse=True):
         i = 0
         while i + size <= len(out):
             run = " ".join(out[i : i + size])
-            if run not in exact and not known.issuperset(out[i : i + size]):
-                close = [n for n in by_size[size] if _close(run, n)]
+            if run not in names.exact and not names.known.issuperset(out[i : i + size]):
+                close = [n for n, matcher in names.by_size[size] if _close(run, n, matcher)]
                 if len(close) == 1:
                     out[i : i + size] = close[0].split()
             i += 1
     return out
 
 
-def _close(run: str, name: str) -> bool:
+def _close(run: str, name: str, matcher: SequenceMatcher[str]) -> bool:
     if abs(len(run) - len(name)) > max(len(name) // 5, 1):
         return False  # too long or short to be within the ratio: skip the comparison
-    matcher = SequenceMatcher(None, run, name)
+    matcher.set_seq1(run)
     return matcher.quick_ratio() >= NAME_SIMILARITY and matcher.ratio() >= NAME_SIMILARITY
