@@ -636,6 +636,46 @@ def test_as_well_points_back_at_what_ran() -> None:
     assert _enum(tools["set_light"], "entity_id") == ["light.hall"]
 
 
+def test_what_a_follow_up_repeats_is_not_asked_again() -> None:
+    """Reworded bedroom-dimmer-hall and followup-message-same: after dimming the bedroom,
+    "hall too please" got "To what level?" from the real 1.5B; after a message to Anna,
+    "and tell Sam that too" got "What should it say?". The step and the words are the last
+    call's: no question about them is offered."""
+    dimmed = {"set_light": {"entity_id": ["light.bedroom"], "brightness_step_pct": -20}}
+    request = grounding.Request(
+        "hall too please", "en", frozenset({"light.bedroom"}), frozenset({"set_light"})
+    )
+    offer = narrowed_schemas(_offer(), request, HOME, NOON, dimmed)
+    assert offer is not None
+    tools = {s["name"]: s for s in offer}
+    assert _enum(tools["set_light"], "brightness_step_pct") == [-20]
+    assert "ask_user" not in tools
+    sent = {"send_message": {"recipient": "notify.mobile_app_anna", "message": "dinner's ready"}}
+    request = grounding.Request(
+        "and tell the plumber that too",
+        "en",
+        frozenset({"notify.mobile_app_anna"}),
+        frozenset({"send_message"}),
+    )
+    offer = narrowed_schemas(_offer(), request, HOME, NOON, sent)
+    assert offer is not None
+    tools = {s["name"]: s for s in offer}
+    assert _enum(tools["send_message"], "message") == ["dinner's ready"]
+    assert "ask_user" not in tools
+
+
+def test_a_question_names_only_what_the_offered_actions_may_act_on() -> None:
+    """Reworded recover-move-event: moving the dentist, the real 1.5B asked "Which do you
+    mean: Family, Anna phone, Sam phone or Movie night?". Whom to message is asked among
+    the recipients only (the calendar, also on offer, is no one to message)."""
+    tools = _narrowed("send a message saying dinner is ready")
+    assert _enum(tools["ask_user"], "missing") == ["recipient"]
+    assert _enum(tools["ask_user"], "candidates") == [
+        "notify.mobile_app_anna",
+        "notify.plumber",
+    ]
+
+
 def test_a_device_said_to_be_off_and_wanted_going_is_switched_on() -> None:
     """Dev multi-plug-then-tv (both models, and the reworded set): "the plug is off, get it
     going" named switching off (the plug's state) and adding to a list ("get"), and the

@@ -218,6 +218,12 @@ def test_items_said_together_come_apart() -> None:
         ("we're out of coffee beans, put them on the list", ["coffee beans"]),
         # dev todo-add-two: the 1.5B added "Butter" alone
         ("we're low on butter and cheese, put both on the shopping list", ["butter", "cheese"]),
+        # reworded todo-note-two, todo-add-two: the 1.5B added eggs and butter alone
+        ("could you jot down eggs and flour on the shopping list", ["eggs", "flour"]),
+        (
+            "we're nearly out of butter and cheese, can you put them on the shopping list",
+            ["butter", "cheese"],
+        ),
         ("put them on the list", []),
         ("we need eggs", []),  # no list named: the model's to decide
     ],

@@ -415,6 +415,40 @@ def test_kinds_said_in_other_words_ground_their_action(text: str, raw: RawCall) 
     assert verdict(text, raw) is grounding.Verdict.GROUNDED
 
 
+def test_an_on_that_says_a_day_names_no_switching_on() -> None:
+    """Reworded recover-move-event: "… to four o'clock on Thursday afternoon" offered the
+    real 1.5B every device to switch on beside the calendar."""
+    actions = ("turn_on", "update_event", "create_event")
+    for text, kinds in (
+        ("can you move the dentist to four o'clock on Thursday afternoon", {"update_event"}),
+        ("put the dentist on Thursday at 4", {"create_event"}),
+        ("turn the lamp on on Monday", {"turn_on"}),
+    ):
+        assert grounding.asked_kinds(grounding.Request(text, "en"), actions) == kinds, text
+
+
+async def test_a_light_switched_on_and_set_in_one_turn_is_set(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Reworded multi-study-evening: the real 1.5B turned the office light on and set it
+    to 70 % in one turn; both calls were refused as contradicting. Setting a light turns it
+    on: the light is set, once."""
+    calls = [
+        call("set_light", entity_id=["light.kitchen_lights"], brightness_pct=70),
+        call("turn_on", entity_id=["light.kitchen_lights"]),
+    ]
+    planner = ScriptedPlanner(lambda request: calls if request.step == 0 else "ok")
+    agent = make_agent(ha_bridge, planner)
+    answer = await agent.handle(
+        ask("switch on the kitchen lights and set them to 70%", admin(ha_bridge))
+    )
+    assert answer.status is Status.DONE, answer
+    assert [(a.tool, a.outcome) for a in answer.actions] == [("set_light", Outcome.EXECUTED)]
+    light = hass.states.get("light.kitchen_lights")
+    assert light is not None and light.state == "on"
+    assert round(light.attributes["brightness"] / 255 * 100) == 70
+
+
 def test_a_request_to_do_is_no_question() -> None:
     for text in (
         "can you turn off the kitchen light",

@@ -426,6 +426,7 @@ class BotPsyAgent:
         calls = _items_apart(calls, job.request.text)
         calls = every_item(calls, _items_read(job.turn.steps), words)
         calls = with_whole_uids(calls, _events_prepared(job.turn.steps))
+        calls = _without_lights_set_too(calls)
         contradicting = _contradicting(calls)
         for number, raw in enumerate(calls):
             call = _typed(raw, contradicts=number in contradicting)
@@ -714,6 +715,35 @@ def _typed(raw: RawCall, *, contradicts: bool) -> Tool | ToolCallError:
         return parse_tool_call(raw.name, raw.arguments)
     except ToolCallError as err:
         return err
+
+
+def _without_lights_set_too(calls: tuple[RawCall, ...]) -> tuple[RawCall, ...]:
+    """A plain `turn_on` of lights that a `set_light` of the same turn also sets is said by
+    it (setting a light turns it on): not a contradiction, one call too many. The real 1.5B
+    turned on and set the office light at 70 % in one turn, and both were refused (reworded
+    multi-study-evening). A setting that switches off (brightness 0) still contradicts."""
+    lit = {
+        entity
+        for raw in calls
+        if raw.name == "set_light" and raw.arguments.get("brightness_pct") != 0
+        for entity in _entity_ids(raw)
+    }
+
+    def set_too(raw: RawCall) -> bool:
+        entities = _entity_ids(raw)
+        return (
+            raw.name == "turn_on"
+            and set(raw.arguments) == {"entity_id"}
+            and bool(entities)
+            and all(e.startswith("light.") and e in lit for e in entities)
+        )
+
+    return tuple(raw for raw in calls if not set_too(raw))
+
+
+def _entity_ids(raw: RawCall) -> list[str]:
+    ids = raw.arguments.get("entity_id")
+    return [e for e in ids if isinstance(e, str)] if isinstance(ids, list) else []
 
 
 def _contradicting(calls: tuple[RawCall, ...]) -> set[int]:

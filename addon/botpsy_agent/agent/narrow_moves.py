@@ -9,13 +9,13 @@ The reason for "nothing fits" is never spoken, so it is one fixed phrase.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from botpsy_agent.agent.schema_fields import enum_of, properties
+from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, GROUP_FIELDS, enum_of, properties
 from botpsy_agent.home import Home
 from botpsy_agent.words import SaidValues, find_spoken_times, grounding, message_body
 
@@ -45,6 +45,15 @@ class Asked:
     now: datetime | None
     values: SaidValues
     actions: frozenset[str]
+    targets: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Per offered action, the entities it may act on: a question names no other than those
+    of the actions it serves (the real 1.5B asked "Which do you mean: Family, Anna phone,
+    Sam phone or Movie night?" about moving an event, reworded recover-move-event)."""
+    carried: frozenset[str] = frozenset()
+    """What a request pointing back carries over from the last call ("value", "content"):
+    "hall too please" after dimming the bedroom is dimmed by the same step, "and tell Sam
+    that too" says the same words (reworded bedroom-dimmer-hall, followup-message-same: the
+    real 1.5B asked "To what level?" and "What should it say?")."""
 
 
 def asking_only(schema: dict[str, Any], asked: Asked) -> dict[str, Any] | None:
@@ -59,12 +68,25 @@ def asking_only(schema: dict[str, Any], asked: Asked) -> dict[str, Any] | None:
     ]
     candidates = enum_of(properties(schema).get("candidates"))
     chosen = [c for c in candidates or () if c in asked.named]
+    if not chosen and candidates is not None and (served := _served_targets(missing, asked)):
+        # Nothing named: those the actions it serves may act on.
+        chosen = [c for c in candidates if c in served]
     if len(chosen) == 1:
-        # One target named: "Which do you mean: Family?" is no question (the real 0.5B
+        # One target named or possible: "Which do you mean: Family?" is no question (the real 0.5B
         # asked it of a child's "put a sleepover on the family calendar", which no tool
         # of hers fits; dev calendar-child-writes).
         missing = [m for m in missing if m != "target"]
     return _question(schema, missing, chosen or None)
+
+
+def _served_targets(missing: list[str], asked: Asked) -> set[str]:
+    """The entities of the offered actions a question about `missing` serves: a message's
+    recipients for "whom", every offered action's for "which" or "how much"."""
+    tools: set[str] = set()
+    for m in missing:
+        served = grounding.QUESTION_TOOLS.get(m)
+        tools |= set(asked.targets) if served is None else set(served)
+    return {e for tool in tools for e in asked.targets.get(tool, ())}
 
 
 def not_asking_of(schema: dict[str, Any], acted: frozenset[str]) -> dict[str, Any] | None:
@@ -139,10 +161,27 @@ def _says_already(missing: str, asked: Asked) -> bool:
         case "list":
             return any(e.startswith("todo.") for e in named)
         case "content":
-            return message_body(words.text, recipient_names(asked.home, named)) is not None
+            return (
+                "content" in asked.carried
+                or message_body(words.text, recipient_names(asked.home, named)) is not None
+            )
         case "value":
             values = asked.values
-            return bool(
-                values.levels or values.steps or values.directions or values.whites
-            ) or bool(values.colours)
+            return (
+                "value" in asked.carried
+                or bool(values.levels or values.steps or values.directions or values.whites)
+                or bool(values.colours)
+            )
     return False
+
+
+def carried_over(repeated: Mapping[str, Mapping[str, Any]]) -> frozenset[str]:
+    """What the last calls' settings that a request repeats settle (`Asked.carried`), from
+    each offered tool's repeated arguments."""
+    carried = set()
+    for tool, arguments in repeated.items():
+        if tool in VALUE_TOOLS and set(arguments) - {*ENTITY_FIELDS, *GROUP_FIELDS}:
+            carried.add("value")
+        if "message" in arguments:
+            carried.add("content")
+    return frozenset(carried)

@@ -50,6 +50,7 @@ from botpsy_agent.agent.narrow_kinds import (
 from botpsy_agent.agent.narrow_moves import (
     Asked,
     asking_only,
+    carried_over,
     not_asking_of,
     recipient_names,
     without_reason,
@@ -121,7 +122,17 @@ def narrowed_schemas(
     offered = frozenset(chosen) - left_out
     if kinds is not None:  # the request names kinds of action: reads only where needed
         left_out |= _reads_not_needed(offer, offered, words)
-    asked = Asked(words, home, named, now, values, offered)
+    names = recipient_names(home, home.by_domain.get("notify", ()))
+    repeated = {tool: _repeated(tool, words, last_settings, names) for tool in offered}
+    targets = {
+        tool: frozenset(
+            e
+            for field in ENTITY_FIELDS
+            for e in enum_of(properties(chosen[tool].schema).get(field)) or ()
+        )
+        for tool in offered
+    }
+    asked = Asked(words, home, named, now, values, offered, targets, carried_over(repeated))
     narrowed = []
     for schema in offer.schemas:
         name = schema["name"]

@@ -28,11 +28,12 @@ _POLITE = frozenset({"please", "thanks", "now"})
 _CALENDAR = r"(?:the|my|our)\s+(?:[\w'-]+\s+)?calendar"
 
 _ITEM = re.compile(
-    r"\b(?:add|put|note|note down|remember|write down|stick)\s+(?P<item>.+?)\s+"
+    r"\b(?:add|put|note|note down|remember|write down|jot down|stick)\s+(?P<item>.+?)\s+"
     r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
 )
 _NEEDED = re.compile(
-    r"\b(?:we|i)(?:\s+need|(?:'re|\s+are)\s+(?:out\s+of|low\s+on)|\s+ran\s+out\s+of)\s+"
+    r"\b(?:we|i)(?:\s+need|(?:'re|\s+are)\s+(?:nearly\s+|almost\s+)?(?:out\s+of|low\s+on)"
+    r"|\s+ran\s+out\s+of)\s+"
     r"(?P<item>.+?)\s*[,.;]\s*"
     r"(?:so\s+)?(?:(?:can|could|would|will)\s+you\s+|please\s+)?"
     r"(?:note|add|put|write|stick|jot)\s+(?:that|it|them|those|these|both)\s+(?:down\s+)?"

@@ -70,7 +70,7 @@ from botpsy_agent.words.grounding_words import (
     WAYS_OF_WHAT_RAN,
     WHEN,
 )
-from botpsy_agent.words.phrasing import join_particles
+from botpsy_agent.words.phrasing import join_particles, without_day_prepositions
 from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import CreateEvent, DeleteEvent, UpdateEvent
@@ -162,7 +162,8 @@ class Request:
         """The request's words without what it negates ("don't turn off the cameras"
         names neither turning off nor the cameras): what kinds and targets are read from."""
         language = self.word_language
-        return _normalize(join_particles(negation.affirmed(self.text, language), language))
+        said = without_day_prepositions(negation.affirmed(self.text, language), language)
+        return _normalize(join_particles(said, language))
 
     @cached_property
     def _padded(self) -> str:

@@ -40,6 +40,24 @@ def join_particles(text: str, language: str) -> str:
     return text
 
 
+DAY_PREPOSITIONS: Mapping[str, re.Pattern[str]] = {
+    "en": re.compile(
+        r"\bon\s+(?=(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|the\s+\d|"
+        r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+        r"december)\s+\d)\b)",
+        re.I,
+    ),
+}
+"""An "on" that says which day ("move the dentist to four o'clock on Thursday"): no
+particle of switching on (reworded recover-move-event: the 1.5B was offered every device)."""
+
+
+def without_day_prepositions(text: str, language: str) -> str:
+    """The text without the prepositions that only say a day."""
+    pattern = DAY_PREPOSITIONS.get(language)
+    return text if pattern is None else pattern.sub("", text)
+
+
 def phrase_matcher(language: str, phrases: Iterable[str]) -> re.Pattern[str]:
     """Finds the phrases in a folded request; where they overlap, the longer one wins ("not
     bright enough" over "bright", "stay open" over "open")."""
