@@ -87,6 +87,7 @@ from botpsy_agent.words import (
     SaidValues,
     grounding,
     items_left_out,
+    said_off_then_asked,
     said_values,
     separate_items,
 )
@@ -427,6 +428,7 @@ class BotPsyAgent:
         calls = every_item(calls, _items_read(job.turn.steps), words)
         calls = with_whole_uids(calls, _events_prepared(job.turn.steps))
         calls = _without_lights_set_too(calls)
+        calls = _with_what_was_said_off(calls, said_off_then_asked(words, job.home))
         contradicting = _contradicting(calls)
         for number, raw in enumerate(calls):
             call = _typed(raw, contradicts=number in contradicting)
@@ -739,6 +741,20 @@ def _without_lights_set_too(calls: tuple[RawCall, ...]) -> tuple[RawCall, ...]:
         )
 
     return tuple(raw for raw in calls if not set_too(raw))
+
+
+def _with_what_was_said_off(
+    calls: tuple[RawCall, ...], said_off: frozenset[str]
+) -> tuple[RawCall, ...]:
+    """A turn that switches on also switches on what the request said was off and asked to
+    get going (`words/said_off.py`), each as its own call, checked like the model's."""
+    switched = [raw for raw in calls if raw.name == "turn_on"]
+    if not switched or not said_off:
+        return calls
+    named = {e for raw in switched for e in _entity_ids(raw)}
+    return calls + tuple(
+        RawCall("turn_on", {"entity_id": [entity]}) for entity in sorted(said_off - named)
+    )
 
 
 def _entity_ids(raw: RawCall) -> list[str]:

@@ -19,6 +19,7 @@ from botpsy_agent.words.content import (
 from botpsy_agent.words.grounding import PREPARED_BY, Request
 from botpsy_agent.words.grounding_words import ALL_DAY, DOMAINS, EVERYONE, KINDS, REFERRING
 from botpsy_agent.words.recognizer import FastPath, StateQuestion
+from botpsy_agent.words.said_off import said_off_then_asked
 from botpsy_agent.words.spoken_time import find_spoken_times, say_clock, say_when
 from botpsy_agent.words.unknown_device import unknown_device, unknown_reading
 from botpsy_agent.words.values import (
@@ -57,6 +58,7 @@ __all__ = [
     "list_item",
     "message_body",
     "reminder_of",
+    "said_off_then_asked",
     "said_parts",
     "said_values",
     "say_clock",

@@ -1,0 +1,73 @@
+"""A device said to be off, then asked by "it" to get going, is switched on with what the
+model switched on (dev multi-plug-then-tv: the real 1.5B turned on the TV, left the plug
+off). The shape is read by `words/said_off.py`; the agent adds the call (`agent/core.py`),
+checked like the model's own, on a real HA."""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant
+import pytest
+
+from botpsy_agent.agent.protocol import Outcome
+from botpsy_agent.words import grounding, said_off_then_asked
+from devkit.homes import family_home
+from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
+from tests.ha_bridge import HaBridge, wait_until
+
+
+@pytest.mark.parametrize(
+    ("text", "said_off"),
+    [
+        ("I want to watch the living room tv, the plug is off, get it going", {"switch.tv_plug"}),
+        (
+            "I'd like to watch the telly in the living room but the plug's switched off, "
+            "can you get it working",
+            {"switch.tv_plug"},
+        ),
+        ("the coffee machine is off, switch it on", {"switch.coffee_machine"}),
+        # No "it" after the state: what is off is only said, not asked for.
+        ("the hall light is off, turn on the kitchen light", set()),
+        ("is the plug off? turn it on", set()),
+    ],
+)
+def test_what_is_said_off_and_then_asked_for(text: str, said_off: set[str]) -> None:
+    assert said_off_then_asked(grounding.Request(text, "en"), family_home()) == said_off
+
+
+async def _off(hass: HomeAssistant, ha_bridge: HaBridge, entity_id: str) -> None:
+    await hass.services.async_call("switch", "turn_off", {"entity_id": entity_id}, blocking=True)
+    await wait_until(lambda: ha_bridge.index.home.state_of(entity_id).state == "off")
+
+
+async def test_the_device_said_off_is_switched_on_with_the_rest(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    await _off(hass, ha_bridge, "switch.ac")
+    planner = ScriptedPlanner(
+        lambda request: (
+            [call("turn_on", entity_id=["media_player.living_room"])] if request.step == 0 else "ok"
+        )
+    )
+    agent = make_agent(ha_bridge, planner)
+    text = "I want to watch the living room TV, the AC is off, get it going"
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+    ran = {(a.tool, tuple(a.entity_ids)) for a in answer.actions if a.outcome is Outcome.EXECUTED}
+    assert ("turn_on", ("switch.ac",)) in ran, answer
+    ac = hass.states.get("switch.ac")
+    assert ac is not None and ac.state == "on"
+
+
+async def test_a_device_only_said_to_be_off_stays_off(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    await _off(hass, ha_bridge, "switch.ac")
+    planner = ScriptedPlanner(
+        lambda request: (
+            [call("turn_on", entity_id=["media_player.living_room"])] if request.step == 0 else "ok"
+        )
+    )
+    agent = make_agent(ha_bridge, planner)
+    answer = await agent.handle(ask("the AC is off, turn on the living room TV", admin(ha_bridge)))
+    assert not any("switch.ac" in a.entity_ids for a in answer.actions), answer
+    ac = hass.states.get("switch.ac")
+    assert ac is not None and ac.state == "off"
