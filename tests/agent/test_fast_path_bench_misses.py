@@ -66,6 +66,20 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("tell me which doors are unlocked", "get_state", {"domain": ["lock"]}),
     ("can you give me the weather forecast", "get_state", {"domain": ["weather"]}),
+    # The dev part's templates of e61d077 (bench/results/fast-path-2026-12-06-09ef8e8.md;
+    # "make sure the front door is locked" stays HA's: no template of ours reaches a lock)
+    ("flip the AC on for me", "turn_on", {"entity_id": ["switch.ac"]}),
+    ("can you get the kitchen lights on", "turn_on", {"area_id": ["kitchen"], "domain": ["light"]}),
+    (
+        "Ecobee to 21 degrees please",
+        "set_climate",
+        {"entity_id": ["climate.ecobee"], "temperature": 21.0},
+    ),
+    (
+        "get the Robot vacuum going",
+        "control_vacuum",
+        {"entity_id": ["vacuum.demo_vacuum_0_ground_floor"], "action": "start"},
+    ),
 ]
 
 
