@@ -706,6 +706,17 @@ def test_the_only_device_so_called_is_named_by_its_device_word() -> None:
         assert not grounding.named_entities(grounding.Request(text, "en"), HOME), text
 
 
+def test_a_question_about_a_list_reads_the_list_not_the_calendar() -> None:
+    """Reworded todo-list: "remind me what we need to buy from the shopping list" asks to be
+    told; the real 0.5B read the day's events. A question naming the calendar or a day
+    still has the calendar's reads."""
+    told = _narrowed("remind me what we need to buy from the shopping list")
+    assert "list_todo_items" in told
+    assert not {"list_events", "check_free_busy"} & set(told)
+    both = _narrowed("remind me what's on the list for tomorrow")
+    assert {"list_events", "list_todo_items"} <= set(both)
+
+
 def test_an_event_starts_where_the_words_say() -> None:
     """Dev, reworded calendar-create-*: the start is one of the times said with their day,
     an all-day start one of the days said."""

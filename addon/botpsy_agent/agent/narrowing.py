@@ -61,6 +61,8 @@ from botpsy_agent.agent.schema_fields import ENTITY_FIELDS, GROUP_FIELDS, enum_o
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import WORDS_KEY, Offer
 from botpsy_agent.words import (
+    ASKING_TO_KNOW,
+    DOMAINS,
     KINDS,
     SaidValues,
     find_spoken_times,
@@ -333,7 +335,26 @@ def _reads_left_out(
         left_out |= ENTITY_READS | ({"list_todo_items"} if free_busy else set())
     if _asks_of_devices_only(words, named, now):
         left_out |= DAY_AND_LIST_READS
+    if _asks_of_a_list_only(words, named, now):
+        left_out |= DAY_AND_LIST_READS - {"list_todo_items"}
     return left_out
+
+
+def _asks_of_a_list_only(
+    words: grounding.Request, named: frozenset[str], now: datetime | None
+) -> bool:
+    """A question about a list it names, with no day, time or calendar in it, is no question
+    for the calendar: "remind me what we need to buy from the shopping list" asks to be
+    told, and the real 0.5B read the day's events (reworded todo-list)."""
+    if not words.is_question or not any(e.startswith("todo.") for e in named):
+        return False
+    _, knowing, _ = ASKING_TO_KNOW.get(words.base_language, ((), (), ()))
+    calendar = [
+        w for w in DOMAINS.get(words.word_language, {}).get("calendar", ()) if w not in knowing
+    ]
+    if words.says_any(calendar):
+        return False
+    return now is None or not find_spoken_times(words.text, now, words.language)
 
 
 def _asks_of_devices_only(

@@ -17,7 +17,14 @@ from botpsy_agent.words.content import (
     with_request_content,
 )
 from botpsy_agent.words.grounding import PREPARED_BY, Request
-from botpsy_agent.words.grounding_words import ALL_DAY, DOMAINS, EVERYONE, KINDS, REFERRING
+from botpsy_agent.words.grounding_words import (
+    ALL_DAY,
+    ASKING_TO_KNOW,
+    DOMAINS,
+    EVERYONE,
+    KINDS,
+    REFERRING,
+)
 from botpsy_agent.words.recognizer import FastPath, StateQuestion
 from botpsy_agent.words.said_off import said_off_then_asked
 from botpsy_agent.words.spoken_time import find_spoken_times, say_clock, say_when
@@ -35,6 +42,7 @@ from botpsy_agent.words.values import (
 
 __all__ = [
     "ALL_DAY",
+    "ASKING_TO_KNOW",
     "DEFAULT_STEP",
     "DOMAINS",
     "EVERYONE",
