@@ -8,6 +8,7 @@ from __future__ import annotations
 from homeassistant.core import HomeAssistant
 import pytest
 
+from botpsy_agent.agent.core import BotPsyAgent
 from botpsy_agent.agent.protocol import Outcome
 from botpsy_agent.words import grounding, said_off_then_asked
 from devkit.homes import family_home
@@ -39,16 +40,21 @@ async def _off(hass: HomeAssistant, ha_bridge: HaBridge, entity_id: str) -> None
     await wait_until(lambda: ha_bridge.index.home.state_of(entity_id).state == "off")
 
 
-async def test_the_device_said_off_is_switched_on_with_the_rest(
-    hass: HomeAssistant, ha_bridge: HaBridge
-) -> None:
-    await _off(hass, ha_bridge, "switch.ac")
+def _turning_on_the_tv(ha_bridge: HaBridge) -> BotPsyAgent:
+    """An agent whose model switches on the living room TV, and nothing else."""
     planner = ScriptedPlanner(
         lambda request: (
             [call("turn_on", entity_id=["media_player.living_room"])] if request.step == 0 else "ok"
         )
     )
-    agent = make_agent(ha_bridge, planner)
+    return make_agent(ha_bridge, planner)
+
+
+async def test_the_device_said_off_is_switched_on_with_the_rest(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    await _off(hass, ha_bridge, "switch.ac")
+    agent = _turning_on_the_tv(ha_bridge)
     text = "I want to watch the living room TV, the AC is off, get it going"
     answer = await agent.handle(ask(text, admin(ha_bridge)))
     ran = {(a.tool, tuple(a.entity_ids)) for a in answer.actions if a.outcome is Outcome.EXECUTED}
@@ -61,12 +67,7 @@ async def test_a_device_only_said_to_be_off_stays_off(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
     await _off(hass, ha_bridge, "switch.ac")
-    planner = ScriptedPlanner(
-        lambda request: (
-            [call("turn_on", entity_id=["media_player.living_room"])] if request.step == 0 else "ok"
-        )
-    )
-    agent = make_agent(ha_bridge, planner)
+    agent = _turning_on_the_tv(ha_bridge)
     answer = await agent.handle(ask("the AC is off, turn on the living room TV", admin(ha_bridge)))
     assert not any("switch.ac" in a.entity_ids for a in answer.actions), answer
     ac = hass.states.get("switch.ac")
