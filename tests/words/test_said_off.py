@@ -29,6 +29,10 @@ from tests.ha_bridge import HaBridge, wait_until
         # No "it" after the state: what is off is only said, not asked for.
         ("the hall light is off, turn on the kitchen light", set()),
         ("is the plug off? turn it on", set()),
+        # Two plugs named: "the plug" is either, and neither is guessed.
+        ("the TV plug and the guest fan plug: the plug is off, get it going", set()),
+        # Plural: every one so called.
+        ("the kitchen lights are off, turn them on", {"light.kitchen", "light.kitchen_counter"}),
     ],
 )
 def test_what_is_said_off_and_then_asked_for(text: str, said_off: set[str]) -> None:

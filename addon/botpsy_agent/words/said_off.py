@@ -5,7 +5,8 @@ left the plug off; reworded: "… but the plug's switched off, can you get it wo
 
 Only that shape: a state "is off" said of a device the words name, and after it a word
 pointing back ("it", "them"). "The hall light is off, turn on the kitchen light" names no
-such "it": nothing is added. English only.
+such "it": nothing is added; "the plug" said where two plugs are named adds neither. English
+only.
 """
 
 from __future__ import annotations
@@ -35,11 +36,13 @@ def said_off_then_asked(request: grounding.Request, home: Home) -> frozenset[str
     if not said:
         return frozenset()
     head = _singular(said[-1])
-    return frozenset(
+    found = frozenset(
         e
         for e in grounding.named_entities(request, home)
         if any(_singular(name.casefold().split()[-1]) == head for name in _names(home, e))
     )
+    # "The plug" is one plug: where the words fit two, which one is a guess, never made.
+    return found if len(found) == 1 or head != said[-1] else frozenset()
 
 
 def _names(home: Home, entity_id: str) -> tuple[str, ...]:
