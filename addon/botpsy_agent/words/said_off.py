@@ -36,13 +36,13 @@ def said_off_then_asked(request: grounding.Request, home: Home) -> frozenset[str
     if not said:
         return frozenset()
     head = _singular(said[-1])
-    found = frozenset(
+    so_called = frozenset(
         e
         for e in grounding.named_entities(request, home)
         if any(_singular(name.casefold().split()[-1]) == head for name in _names(home, e))
     )
     # "The plug" is one plug: where the words fit two, which one is a guess, never made.
-    return found if len(found) == 1 or head != said[-1] else frozenset()
+    return so_called if len(so_called) == 1 or head != said[-1] else frozenset()
 
 
 def _names(home: Home, entity_id: str) -> tuple[str, ...]:
