@@ -70,6 +70,16 @@ async def test_an_unasked_action_is_asked_about_not_executed(ha_bridge: HaBridge
                 minutes=60,
             ),
         ),
+        # Both real models, reworded no-tool-supermarket and no-tool-9: "get" and "put … on"
+        # said of what a shop or a streaming service does ask nothing of the home.
+        (
+            "get the supermarket to deliver some more milk",
+            call("add_todo_item", list_id="todo.shopping_list", item="milk"),
+        ),
+        (
+            "put Taylor Swift's newest album on from Spotify",
+            call("turn_on", entity_id=["light.bed_light"]),
+        ),
     ],
 )
 async def test_a_request_with_no_home_intent_executes_nothing(
@@ -288,6 +298,23 @@ def test_a_day_in_a_question_about_the_weather_grounds_no_calendar_read() -> Non
     assert verdict("what will the weather be tomorrow", read) is grounding.Verdict.NO_HOME_INTENT
     assert verdict("what do we have tomorrow", read) is grounding.Verdict.GROUNDED
     assert verdict("besok cuaca bagaimana", read, "id") is grounding.Verdict.NO_HOME_INTENT
+
+
+def test_a_delivery_inside_a_reminder_is_what_it_is_for() -> None:
+    """What a shop or a service does asks nothing of the home, but a reminder about it does:
+    the words are the reminder's content, not the request's."""
+    event = call(
+        "create_event",
+        calendar_id="calendar.family",
+        summary="collect the delivery",
+        start="2026-12-02T09:00:00",
+        minutes=30,
+    )
+    said = "remind me to collect the delivery tomorrow at 9"
+    content = ("collect the delivery",)
+    assert verdict(said, event, content=content) is not grounding.Verdict.NO_HOME_INTENT
+    asks_a_shop = "get the supermarket to deliver a parcel tomorrow at 9"
+    assert verdict(asks_a_shop, event) is grounding.Verdict.NO_HOME_INTENT
 
 
 @pytest.mark.parametrize(

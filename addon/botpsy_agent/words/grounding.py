@@ -52,6 +52,7 @@ from botpsy_agent.words.grounding_words import (
     ASKING_TO_KNOW,
     COMMANDS_LIKE_QUESTIONS,
     DOMAINS,
+    DONE_BY_A_SERVICE,
     ELSEWHERE,
     EVERY_ITEM,
     EVERYWHERE,
@@ -587,6 +588,10 @@ def speaks_of_time_or_lists(request: Request) -> bool:
 def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> bool:
     """Does the request name any kind of action, any device word, or anything of the home?
 
+    A word for an action said of what a shop or a streaming service does ("get the
+    supermarket to deliver milk") is no word of the home's (`DONE_BY_A_SERVICE`), unless it
+    is inside what a reminder or a message says ("remind me to collect the delivery").
+
     `reading`: for a read, a word for an action is not enough ("get me a taxi" says "get",
     a shopping-list word, and asks nothing the home's states answer); it must name a device,
     something of the home, what the read tools read (the calendar, the list) or a day.
@@ -594,7 +599,8 @@ def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> b
     language = request.word_language
     kinds = KINDS[language]
     asked = READ_KINDS if reading else kinds.keys()
-    if any(request.says_any(kinds.get(name, ())) for name in asked):
+    by_a_service = request.outside_content.says_any(DONE_BY_A_SERVICE.get(language, ()))
+    if not by_a_service and any(request.says_any(kinds.get(name, ())) for name in asked):
         return True
     if reading and request.says_any(WHEN.get(language, ())):
         return not _asks_elsewhere(request, home, language)

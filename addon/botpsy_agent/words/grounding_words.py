@@ -541,6 +541,15 @@ ELSEWHERE: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 answers ("what will the weather be tomorrow"): a day in such a question does not make it one
 for the calendar, unless the home has an entity of that domain (a weather entity)."""
 
+DONE_BY_A_SERVICE: Mapping[str, tuple[str, ...]] = {
+    "en": ("deliver", "delivered", "delivery", "album", "playlist", "podcast", "spotify"),
+}
+"""Words for what a shop or a streaming service does, never the home's tools: "get the
+supermarket to deliver some more milk", "put Taylor Swift's newest album on from Spotify"
+(reworded no-tool-supermarket, no-tool-9: both real models proposed adding milk, switching
+lights on, an event). A verb said with them ("get", "put … on") asks nothing of the home;
+a device or place the request names still does. English only."""
+
 WHEN: Mapping[str, tuple[str, ...]] = {
     "en": (
         "when",
