@@ -670,3 +670,18 @@ def test_what_time_is_an_event_asks_the_calendar() -> None:
     assert grounding.asks_only_about_a_time(asked, HOME, noon, frozenset())
     clock = grounding.Request("what time is it", "en")
     assert not grounding.asks_only_about_a_time(clock, HOME, noon, frozenset())
+
+
+def test_a_tv_named_to_watch_grounds_switching_it_on_or_playing() -> None:
+    # reworded multi-plug-then-tv: both real models played the TV, and were asked first
+    text = "I want to watch the living room TV"
+    play = call("control_media", entity_id=["media_player.living_room"], action="play")
+    assert verdict(text, play) is grounding.Verdict.GROUNDED
+    on = call("turn_on", entity_id=["media_player.living_room"])
+    assert verdict(text, on) is grounding.Verdict.GROUNDED
+    assert verdict(text, call("turn_on", entity_id=["light.living_room"])) is not (
+        grounding.Verdict.GROUNDED
+    )
+    assert verdict("what's a good film to watch tonight", play) is not grounding.Verdict.GROUNDED
+    pause = call("control_media", entity_id=["media_player.living_room"], action="pause")
+    assert verdict(text, pause) is not grounding.Verdict.GROUNDED

@@ -9,7 +9,7 @@ from homeassistant.core import HomeAssistant
 import pytest
 
 from botpsy_agent.agent.core import BotPsyAgent
-from botpsy_agent.agent.protocol import Outcome
+from botpsy_agent.agent.protocol import Outcome, Status
 from botpsy_agent.words import grounding, said_off_then_asked
 from devkit.homes import family_home
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
@@ -26,6 +26,13 @@ from tests.ha_bridge import HaBridge, wait_until
             {"switch.tv_plug"},
         ),
         ("the coffee machine is off, switch it on", {"switch.coffee_machine"}),
+        # reworded multi-plug-then-tv: "sort it out" asks for it too
+        (
+            "the TV plug is off and I want to watch the living room TV, sort it out",
+            {"switch.tv_plug"},
+        ),
+        # "it" with no verb asking to get it going: only said.
+        ("the TV plug is off, leave it and turn on the kitchen light", set()),
         # No "it" after the state: what is off is only said, not asked for.
         ("the hall light is off, turn on the kitchen light", set()),
         ("is the plug off? turn it on", set()),
@@ -76,3 +83,20 @@ async def test_a_device_only_said_to_be_off_stays_off(
     assert not any("switch.ac" in a.entity_ids for a in answer.actions), answer
     ac = hass.states.get("switch.ac")
     assert ac is not None and ac.state == "off"
+
+
+async def test_a_tv_played_to_be_watched_gets_what_was_said_off_first(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Reworded multi-plug-then-tv: both real models played the TV for "… sort it out", and
+    the plug, switched on after it, was asked about. What powers it runs first."""
+    await _off(hass, ha_bridge, "switch.ac")
+    play = call("control_media", entity_id=["media_player.living_room"], action="play")
+    agent = make_agent(ha_bridge, ScriptedPlanner(lambda r: [play] if r.step == 0 else "ok"))
+    text = "the AC is off and I want to watch the living room TV, sort it out"
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+    assert answer.status is Status.DONE, answer
+    ran = [(a.tool, tuple(a.entity_ids)) for a in answer.actions if a.outcome is Outcome.EXECUTED]
+    assert ran == [("turn_on", ("switch.ac",)), ("control_media", ("media_player.living_room",))]
+    ac = hass.states.get("switch.ac")
+    assert ac is not None and ac.state == "on"

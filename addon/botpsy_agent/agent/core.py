@@ -428,14 +428,18 @@ class BotPsyAgent:
         calls = every_item(calls, _items_read(job.turn.steps), words)
         calls = with_whole_uids(calls, _events_prepared(job.turn.steps))
         calls = _without_lights_set_too(calls)
-        calls = _with_what_was_said_off(calls, said_off_then_asked(words, job.home))
+        said_off = _what_was_said_off(calls, said_off_then_asked(words, job.home))
+        calls = said_off + calls
         contradicting = _contradicting(calls)
         for number, raw in enumerate(calls):
             call = _typed(raw, contradicts=number in contradicting)
             if isinstance(call, ToolCallError):
                 steps.append(self._pipeline.invalid(raw.name, dict(raw.arguments), call))
                 continue
-            step = await self._pipeline.carry_out(call, job, words)
+            # The app's own calls are read from the words, as the fast path's are: only
+            # the permission check applies to them.
+            asked = None if number < len(said_off) else words
+            step = await self._pipeline.carry_out(call, job, asked)
             steps.append(step)
             if step.status in ENDS_TURN:
                 break
@@ -743,18 +747,20 @@ def _without_lights_set_too(calls: tuple[RawCall, ...]) -> tuple[RawCall, ...]:
     return tuple(raw for raw in calls if not set_too(raw))
 
 
-def _with_what_was_said_off(
-    calls: tuple[RawCall, ...], said_off: frozenset[str]
-) -> tuple[RawCall, ...]:
-    """A turn that switches on also switches on what the request said was off and asked to
-    get going (`words/said_off.py`), each as its own call, checked like the model's."""
-    switched = [raw for raw in calls if raw.name == "turn_on"]
-    if not switched or not said_off:
-        return calls
-    named = {e for raw in switched for e in _entity_ids(raw)}
-    return calls + tuple(
-        RawCall("turn_on", {"entity_id": [entity]}) for entity in sorted(said_off - named)
-    )
+def _what_was_said_off(calls: tuple[RawCall, ...], said_off: frozenset[str]) -> tuple[RawCall, ...]:
+    """A turn that gets something going also switches on what the request said was off and
+    asked to get going (`words/said_off.py`): one call each, run first, as what it powers
+    comes after (reworded multi-plug-then-tv: both real models played the TV, and the
+    plug, switched on after, was asked about)."""
+    going = [raw for raw in calls if raw.name == "turn_on" or _plays(raw)]
+    if not going or not said_off:
+        return ()
+    named = {e for raw in going if raw.name == "turn_on" for e in _entity_ids(raw)}
+    return tuple(RawCall("turn_on", {"entity_id": [entity]}) for entity in sorted(said_off - named))
+
+
+def _plays(raw: RawCall) -> bool:
+    return raw.name == "control_media" and raw.arguments.get("action") == "play"
 
 
 def _entity_ids(raw: RawCall) -> list[str]:

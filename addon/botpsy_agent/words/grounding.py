@@ -68,6 +68,7 @@ from botpsy_agent.words.grounding_words import (
     REFERRING,
     SETTING_OF_DOMAIN,
     THAT_OPENS_A_CLAUSE,
+    WATCHING,
     WAYS_OF_WHAT_RAN,
     WHEN,
 )
@@ -75,7 +76,7 @@ from botpsy_agent.words.phrasing import join_particles, without_day_prepositions
 from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import CreateEvent, DeleteEvent, UpdateEvent
-from tool_schemas.devices import ControlCover, TurnOn
+from tool_schemas.devices import ControlCover, ControlMedia, TurnOn
 from tool_schemas.messaging import (
     AddTodoItem,
     CompleteTodoItem,
@@ -258,8 +259,10 @@ def check(
     said = request if isinstance(call, CARRIES_CONTENT) else request.outside_content
     kind, targets = _kind_said(resolved, said), _targets_said(resolved, said, home, events_named)
     asks_to_know, item = request.is_question, _item_said(call, said)
-    if (kind and targets and item and not asks_to_know) or _heaters_switched_on(
-        resolved, said, home
+    if (
+        (kind and targets and item and not asks_to_know)
+        or _heaters_switched_on(resolved, said, home)
+        or (targets and _watched(resolved, said))
     ):
         return Verdict.GROUNDED
     if not has_home_intent(request, home):
@@ -313,6 +316,18 @@ def _heaters_switched_on(resolved: ResolvedCall, request: Request, home: Home) -
         isinstance(resolved.call, TurnOn)
         and bool(targets)
         and targets <= heaters_asked(request, home)
+    )
+
+
+def _watched(resolved: ResolvedCall, request: Request) -> bool:
+    """A TV the request names to watch ("I want to watch the living room TV"), switched on
+    or played: what was asked (`WATCHING`)."""
+    call = resolved.call
+    going = isinstance(call, TurnOn) or (isinstance(call, ControlMedia) and call.action == "play")
+    return (
+        going
+        and request.says_any(WATCHING.get(request.word_language, ()))
+        and all(e.domain == "media_player" for e in resolved.targets)
     )
 
 

@@ -717,6 +717,10 @@ MEDIA_FILLERS: Mapping[str, tuple[str, ...]] = {
 }
 """Words after "play" that name no title ("play the music in the kitchen again")."""
 
+WATCHING: Mapping[str, tuple[str, ...]] = {"en": ("watch",)}
+"""Asking for a named TV by what it is for: "I want to watch the living room TV" asks for it
+on, or playing (reworded multi-plug-then-tv: both real models played it, and were asked)."""
+
 MODE_WORD: Mapping[str, str] = {"en": "mode", "id": "mode", "ko": "모드"}
 """A mode named by a word next to this ("party mode", "mode pesta", "파티 모드"): the call
 must set that mode (its own value), or act on something named after it ("night mode")."""

@@ -3,10 +3,10 @@ room tv, the plug is off, get it going" asks to switch the plug on, whatever els
 model switches on for the TV (dev multi-plug-then-tv: the real 1.5B turned on the TV and
 left the plug off; reworded: "… but the plug's switched off, can you get it working").
 
-Only that shape: a state "is off" said of a device the words name, and after it a word
-pointing back ("it", "them"). "The hall light is off, turn on the kitchen light" names no
-such "it": nothing is added; "the plug" said where two plugs are named adds neither. English
-only.
+Only that shape: a state "is off" said of a device the words name, and after it a verb
+with a word pointing back ("get it going", "sort it out", "switch them on"). "The hall light
+is off, turn on the kitchen light" names no such "it", and "… leave it" asks nothing:
+nothing is added; "the plug" said where two plugs are named adds neither. English only.
 """
 
 from __future__ import annotations
@@ -18,15 +18,17 @@ from botpsy_agent.words import grounding
 
 _OFF_THEN_IT = re.compile(
     r"(?P<thing>[^,.;]+?)(?:'s|\s+is|\s+are)\s+(?:switched\s+|turned\s+)?off\b"
-    r"(?P<rest>.*\b(?:it|them)\b.*)$"
+    r"(?P<rest>.*\b(?:get|sort|fix|turn|switch|power)\s+(?:it|them)\b.*)$"
 )
+"""The state, then a verb asking to get it going: "get it going", "sort it out", "switch
+them on"; not "leave it"."""
 _CLAUSE_BREAK = re.compile(r"\b(?:and|but|because|so)\b")
 
 
 def said_off_then_asked(request: grounding.Request, home: Home) -> frozenset[str]:
     """The entities the request names and says are off (the word the state is said of is
     the last of their name: "the plug" of the "TV plug", not of the "Living room TV"), when
-    a word after it asks, by "it", to get them going."""
+    a verb after it asks, by "it", to get them going."""
     if request.base_language != "en":
         return frozenset()
     found = _OFF_THEN_IT.search(" ".join(request.text.casefold().replace("\u2019", "'").split()))
