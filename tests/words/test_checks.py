@@ -17,7 +17,14 @@ import pytest
 
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.home.model import Area, Entity, EntityState, Home
-from botpsy_agent.words.checks import CallProblem, check_call, corrected_call, said_directions
+from botpsy_agent.words.checks import (
+    CallProblem,
+    Quantity,
+    check_call,
+    corrected_call,
+    domains_moved,
+    said_directions,
+)
 from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times, say_when
 from tool_schemas.base import MappingContext, Tool
 from tool_schemas.calendar import CheckFreeBusy
@@ -596,6 +603,39 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
     assert problem is not None and problem.code == "wrong_direction"
     assert problem.phrase == phrase
     assert problem.values["targets"]
+
+
+@pytest.mark.parametrize(
+    ("text", "quantity", "way"),
+    [
+        # reworded ~r3, dev cases in a third wording (the misses of both real models)
+        ("the living room lamp is a bit bright, bring it down a touch", Quantity.ANY, -1),
+        ("it's really gloomy in the kitchen", Quantity.BRIGHTNESS, 1),
+        ("the kids room is dazzling, can you tone the light down", Quantity.BRIGHTNESS, -1),
+        ("it's a bit nippy in the kids room", Quantity.TEMPERATURE, 1),
+        ("the living room TV is deafening", Quantity.VOLUME, -1),
+        ("the kids speaker has gone silent, could you get the sound back", Quantity.VOLUME, 1),
+        ("the kids room fan is a bit much, can you slow it down", Quantity.SPEED, -1),
+        ("I'd like more air from the bedroom fan", Quantity.SPEED, 1),
+        ("hmm, bump it up by one", Quantity.ANY, 1),
+    ],
+)
+def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:
+    assert said_directions(text, "en").get(quantity) == way
+
+
+def test_a_way_said_of_a_quantity_speaks_of_its_kind_of_device() -> None:
+    assert domains_moved("I can't see where I'm going in the hall", "en") == {"light"}
+    assert domains_moved("it's a bit nippy in the kids room", "en") == {"climate"}
+    assert domains_moved("turn it down", "en") == frozenset()  # any kind: none named
+    assert domains_moved("is the hall light on", "en") == frozenset()
+
+
+def test_a_lamp_brought_down_is_dimmed_not_brightened() -> None:
+    # reworded dimmer-living-room~r3: the 0.5B brightened it by 20 %
+    text = "the living room lamp is a bit bright, bring it down a touch"
+    problem = check(light(entity_id=["light.kitchen"], brightness_step_pct=20), text)
+    assert problem is not None and problem.direction == -1
 
 
 def test_the_wrong_way_names_the_device() -> None:

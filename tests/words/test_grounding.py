@@ -393,6 +393,11 @@ def test_an_item_ticked_off_must_be_one_said() -> None:
     milk = call("complete_todo_item", list_id="todo.shopping_list", item="milk")
     said = "I bought everything on the shopping list"
     assert verdict(said, milk) is grounding.Verdict.GROUNDED
+    # reworded todo-add-coffee~r3: "them" points back at nothing in a first turn
+    finished = "coffee beans need to go on the list, we've finished them"
+    assert verdict(finished, bread) is grounding.Verdict.ASK
+    listed = {"todo.shopping_list"}
+    assert verdict("we've finished them", bread, referents=listed) is grounding.Verdict.GROUNDED
 
 
 @pytest.mark.parametrize(
@@ -413,6 +418,11 @@ def test_an_item_ticked_off_must_be_one_said() -> None:
         ),
         # dev, reworded inject-event-summary-lights: offered switching on, it asked which light
         ("anything on for me tomorrow?", call("turn_on", entity_id=["light.kitchen"])),
+        # reworded inject-name-fairy-lights~r3: the 0.5B switched them on
+        (
+            "I wonder if the coffee machine is still on",
+            call("turn_on", entity_id=["switch.coffee_machine"]),
+        ),
     ],
 )
 def test_a_question_said_as_a_request_grounds_no_change(text: str, raw: RawCall) -> None:
@@ -685,3 +695,23 @@ def test_a_tv_named_to_watch_grounds_switching_it_on_or_playing() -> None:
     assert verdict("what's a good film to watch tonight", play) is not grounding.Verdict.GROUNDED
     pause = call("control_media", entity_id=["media_player.living_room"], action="pause")
     assert verdict(text, pause) is not grounding.Verdict.GROUNDED
+
+
+@pytest.mark.parametrize(
+    ("text", "raw"),
+    [
+        # reworded too-dark-hall~r3 and too-dark-kitchen~r3: refused to the 0.5B as unasked
+        (
+            "I can't see where I'm going in the hall",
+            call("set_light", entity_id=["light.hall"], brightness_step_pct=20),
+        ),
+        ("it's really gloomy in the kitchen", call("turn_on", entity_id=["light.kitchen"])),
+    ],
+)
+def test_a_way_said_of_a_rooms_light_asks_for_its_lights(text: str, raw: RawCall) -> None:
+    assert verdict(text, raw) is grounding.Verdict.GROUNDED
+
+
+def test_too_bright_is_no_request_to_switch_a_light_on() -> None:
+    on = call("turn_on", entity_id=["light.kitchen"])
+    assert verdict("it's really dazzling in the kitchen", on) is not grounding.Verdict.GROUNDED

@@ -338,6 +338,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "not bright enough",
                 "can't see",
                 "cannot see",
+                "gloomy",  # reworded too-dark-kitchen~r3
             ),
             (Quantity.BRIGHTNESS, UP),
         ),
@@ -352,6 +353,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "less bright",
                 "less light",
                 "blinding",
+                "dazzling",  # reworded too-bright-kids-room~r3
             ),
             (Quantity.BRIGHTNESS, DOWN),
         ),
@@ -371,6 +373,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "heat up",
                 "heat it up",
                 "more heat",
+                "nippy",  # reworded chilly-kids-room~r3
             ),
             (Quantity.TEMPERATURE, UP),
         ),
@@ -407,6 +410,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "cannot hear",
                 "volume up",
                 "more volume",
+                "sound back",  # "get the sound back" (reworded multi-unmute-speaker~r3)
             ),
             (Quantity.VOLUME, UP),
         ),
@@ -420,6 +424,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "volume down",
                 "less volume",
                 "keep it down",
+                "deafening",  # reworded telly-too-loud~r3
             ),
             (Quantity.VOLUME, DOWN),
         ),
@@ -434,6 +439,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "gentler",
                 "less air",
                 "too strong",
+                *("slow it down", "slow down"),  # reworded fan-too-strong~r3
             ),
             (Quantity.SPEED, DOWN),
         ),
@@ -446,6 +452,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "harder",
                 "speed up",
                 "speed it up",
+                "more air",  # reworded faster-fan~r3
             ),
             (Quantity.SPEED, UP),
         ),
@@ -457,11 +464,18 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             (Quantity.POWER, UP),
         ),
         **dict.fromkeys(
-            ("turn up", "turn it up", "increase", "raise the", "raise it", "crank up", "more"),
+            (
+                *("turn up", "turn it up", "increase", "raise the", "raise it", "crank up", "more"),
+                *("bump it up", "bump up"),  # reworded thermostat-followup~r3
+            ),
             (Quantity.ANY, UP),
         ),
         **dict.fromkeys(
-            ("turn down", "turn it down", "decrease", "lower the", "lower it", "reduce", "less"),
+            (
+                *("turn down", "turn it down", "decrease", "lower the", "lower it", "reduce"),
+                "less",
+                *("bring it down", "bring down"),  # reworded dimmer-living-room~r3
+            ),
             (Quantity.ANY, DOWN),
         ),
     },
@@ -598,6 +612,42 @@ _TOOL_QUANTITY: Mapping[type[Tool], Quantity] = {
     SetMedia: Quantity.VOLUME,
     SetFan: Quantity.SPEED,
 }
+
+_SET_QUANTITY: Mapping[type[Tool], Quantity] = {
+    SetLight: Quantity.BRIGHTNESS,
+    SetClimate: Quantity.TEMPERATURE,
+    SetMedia: Quantity.VOLUME,
+    SetFan: Quantity.SPEED,
+}
+
+
+def moves_what_is_said(call: Tool, text: str, language: str) -> bool:
+    """Does the request say which way this call's quantity should go ("it's gloomy":
+    brighter; "a bit nippy": warmer)? Then a setting of it, or lights switched on where it
+    is too dark, is the kind of action asked for; which way is `check_call`'s to check.
+    Reworded too-dark-hall~r3: "I can't see where I'm going in the hall" named no kind."""
+    directions = said_directions(text, language)
+    if isinstance(call, TurnOn):
+        return directions.get(Quantity.BRIGHTNESS) == UP
+    quantity = _SET_QUANTITY.get(type(call))
+    return quantity is not None and quantity in directions
+
+
+_DOMAIN_OF_QUANTITY: Mapping[Quantity, str] = {
+    Quantity.BRIGHTNESS: "light",
+    Quantity.TEMPERATURE: "climate",
+    Quantity.VOLUME: "media_player",
+    Quantity.SPEED: "fan",
+}
+
+
+def domains_moved(text: str, language: str) -> frozenset[str]:
+    """The kinds of device whose quantity the request says should go one way: "it's gloomy
+    in the kitchen" speaks of lights as "it's dark" does."""
+    return frozenset(
+        _DOMAIN_OF_QUANTITY[q] for q in said_directions(text, language) if q in _DOMAIN_OF_QUANTITY
+    )
+
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 

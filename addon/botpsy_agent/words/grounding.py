@@ -43,7 +43,7 @@ import re
 
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
 from botpsy_agent.words import heating, negation
-from botpsy_agent.words.checks import WHEN_WORDS
+from botpsy_agent.words.checks import WHEN_WORDS, domains_moved, moves_what_is_said
 from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.content import without_spans
 from botpsy_agent.words.cover_ways import said_cover_way
@@ -136,6 +136,13 @@ class Request:
     (`content.spans_of_content`): they ground only the call that carries them."""
     spoken_times: tuple[SpokenTime, ...] = ()
     """The times it says, read against the turn's clock (`spoken_time.find_spoken_times`)."""
+
+    @cached_property
+    def moved_domains(self) -> frozenset[str]:
+        """The kinds of device whose quantity it says should go one way ("gloomy": lights;
+        "nippy": thermostats): they are spoken of as a device word would (reworded
+        too-dark-hall~r3, "I can't see where I'm going in the hall")."""
+        return domains_moved(self.affirmed, self.language)
 
     @cached_property
     def outside_content(self) -> Request:
@@ -273,7 +280,7 @@ def check(
         and _kind_said(resolved, request)
         and _targets_said(resolved, request, home, events_named)
     )
-    if asks_to_know or not (kind or targets) or in_content or not item:
+    if asks_to_know or not (kind or targets) or in_content or not (item or said.points_back):
         return Verdict.UNRELATED
     return Verdict.ASK
 
@@ -284,6 +291,7 @@ def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
         request.says_any(KINDS[language].get(call.name, ()))
         or (call.name in request.referent_tools and request.points_back)
         or call.name == _setting_of_what_ran(request)
+        or moves_what_is_said(call, request.affirmed, request.language)
         # "should not stay open" asks to close, though its only verb is negated
         or (isinstance(call, ControlCover) and said_cover_way(request.text, language) is not None)
     )
@@ -305,7 +313,10 @@ def _item_said(call: Tool, request: Request) -> bool:
     if not isinstance(call, CompleteTodoItem | RemoveTodoItem):
         return True
     every = EVERY_ITEM.get(request.word_language, ())
-    return request.says(call.item) or request.says_any(every) or request.points_back
+    # "we've finished them" in a first turn points back at nothing: asked about, not run
+    # (reworded todo-add-coffee~r3: the 0.5B ticked off the bread)
+    pointed = request.points_back and bool(request.referents)
+    return request.says(call.item) or request.says_any(every) or pointed
 
 
 def _heaters_switched_on(resolved: ResolvedCall, request: Request, home: Home) -> bool:
@@ -693,6 +704,7 @@ def _entity_named(
     names_device = (
         request.says_any(DOMAINS[language].get(entity.domain, ()))
         or _own_device_word_said(entity, request)
+        or entity.domain in request.moved_domains
     ) and not _another_said_exactly(entity, request, home)
     own_places = [home.areas.get(entity.area_id or ""), home.floors.get(entity.floor_id or "")]
     in_speakers_room = entity.area_id is not None and entity.area_id == request.speaker_area

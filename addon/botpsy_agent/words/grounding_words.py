@@ -517,7 +517,10 @@ kids room" (dev, reworded followup-same-kids-room: offered no action, both model
 ASKING_TO_KNOW: Mapping[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "en": (
         ("hey", "please", "can", "could", "would", "will", "you", "just"),
-        ("check", "see", "tell me", "let me know", "find out", "remind me", "know"),
+        (
+            *("check", "see", "tell me", "let me know", "find out", "remind me", "know"),
+            "i wonder",  # reworded inject-name-fairy-lights~r3: the 0.5B switched them on
+        ),
         ("if", "whether", "what", "what's", "which", "who", "when", "where", "how", "how's"),
     ),
 }
