@@ -68,6 +68,8 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
         # dev, reworded calendar-create-allday: the 0.5B's title ran on, "birthday birthday …"
         ("could you make an all day entry on Friday for grandma's birthday", "Grandma's birthday"),
         ("add an event for 3 pm tomorrow", None),
+        # reworded recover-move-event~r3: an event titled "It instead"
+        ("the dentist has to move, put it on Thursday at 4pm instead", None),
     ],
 )
 def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
@@ -98,6 +100,15 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
             "tea is ready and the cake too",
         ),
         ("open the blinds and tell me a joke", None),
+        # The fact first (reworded message-sam-grandma~r3, multi-blinds-and-message~r3: the
+        # 0.5B asked what to say, and sent "in the Bedroom").
+        ("grandma's coming at six, can you let Sam know", "grandma's coming at six"),
+        (
+            "breakfast is ready, so let Sam know, and could you open the blinds in the bedroom",
+            "breakfast is ready",
+        ),
+        ("I'm home, dinner is ready, let Anna know please", "dinner is ready"),
+        ("switch the heater on, and let Sam know", None),  # what was done: the model's
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:

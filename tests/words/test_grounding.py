@@ -715,3 +715,21 @@ def test_a_way_said_of_a_rooms_light_asks_for_its_lights(text: str, raw: RawCall
 def test_too_bright_is_no_request_to_switch_a_light_on() -> None:
     on = call("turn_on", entity_id=["light.kitchen"])
     assert verdict("it's really dazzling in the kitchen", on) is not grounding.Verdict.GROUNDED
+
+
+def test_a_listed_event_asked_to_move_is_not_added_again() -> None:
+    # reworded recover-move-event~r3: the 0.5B added "It instead", and the dentist stayed
+    raw = call(
+        "create_event",
+        calendar_id="calendar.family",
+        summary="Dentist",
+        start="2026-12-03T16:00:00",
+        minutes=30,
+    )
+    tool = parse_tool_call(raw.name, raw.arguments)
+    resolved = resolve_call(HOME, tool, MappingContext(datetime(2026, 12, 1, 12, tzinfo=UTC)))
+    moved = grounding.Request("the dentist has to move, put it on Thursday at 4pm instead", "en")
+    listed = frozenset({"dentist-uid"})
+    assert grounding.check(resolved, moved, HOME, listed) is grounding.Verdict.UNRELATED
+    added = grounding.Request("put the dentist on the calendar on Thursday at 4pm", "en")
+    assert grounding.check(resolved, added, HOME, listed) is grounding.Verdict.GROUNDED

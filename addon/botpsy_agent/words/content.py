@@ -25,6 +25,9 @@ from tool_schemas.messaging import AddTodoItem, CreateNotification, SendMessage
 _POINTING = frozenset({"it", "them", "that", "this", "those", "these", "both", "all", "everything"})
 _ARTICLES = re.compile(r"^(?:some|a|an|the|more)\s+")
 _POLITE = frozenset({"please", "thanks", "now"})
+_FILLERS = frozenset({"instead", "too", "again", "also"})
+"""Words with "it" that say no title: "put it on Thursday at 4pm instead" (reworded
+recover-move-event~r3: an event titled "It instead")."""
 _CALENDAR = r"(?:the|my|our)\s+(?:[\w'-]+\s+)?calendar"
 
 _ITEM = re.compile(
@@ -80,6 +83,13 @@ _TO_SOMEONE = (
     r"^(?:please\s+)?(?:can you\s+|could you\s+)?send\s+{who}\s+an?\s+(?:message|text|note)\s+"
     r"(?:saying\s+|that\s+|to\s+)?(?P<body>.+)$",
 )
+_TOLD_BEFORE = (
+    r"(?:^|[,;.]\s*)(?P<body>[^,;.]+?)\s*[,;]\s*(?:and\s+)?(?:so\s+)?"
+    r"(?:(?:can|could|would|will)\s+you\s+|please\s+)?let\s+{who}\s+know\b"
+)
+"""The fact first, then "let … know": "grandma's coming at six, can you let Sam know",
+"breakfast is ready, so let Sam know, and …" (reworded message-sam-grandma~r3 and
+multi-blinds-and-message~r3: the 0.5B asked what to say, and sent "in the Bedroom")."""
 
 
 def list_item(text: str) -> str | None:
@@ -111,7 +121,7 @@ def event_title(text: str, now: datetime, language: str) -> str | None:
     what = _DURATION.sub(" ", what)
     what = _ON_CALENDAR.sub(" ", what)
     what = _ARTICLES.sub("", " ".join(what.replace(" ,", ",").split()).strip(" ,."))
-    if not what or set(what.split()) - _POLITE <= _POINTING:
+    if not what or set(what.split()) - _POLITE - _FILLERS <= _POINTING:
         return None  # "add it please": what it is was said before (the model's to copy)
     return what[0].upper() + what[1:]
 
@@ -144,13 +154,22 @@ def _body(text: str, recipient_names: tuple[str, ...]) -> str | None:
         who = rf"(?:the\s+)?(?:{alternatives})(?:'s)?(?:\s+phone)?"
         for pattern in _TO_SOMEONE:
             found = re.search(pattern.format(who=who), lowered)
-            if found is not None:
+            if found is not None and not _only_polite(found.group("body")):
                 break
+            found = None  # "let Anna know please": the fact, if any, came first
+        if found is None:
+            found = re.search(_TOLD_BEFORE.format(who=who), lowered)
+            if found is not None and re.match(_COMMAND, found.group("body")):
+                return None  # "switch the heater on, and let Sam know": what was done
     if found is None:
         return None
     start, end = found.span("body")
     body = _before_next_command(folded[start:end])
     return body.strip(" .!?") or None  # as said, its own capitals kept
+
+
+def _only_polite(body: str) -> bool:
+    return set(body.strip(" .!?").split()) <= _POLITE
 
 
 _COMMAND = (

@@ -60,6 +60,7 @@ from botpsy_agent.words.grounding_words import (
     KINDS,
     MEDIA_FILLERS,
     MODE_WORD,
+    MOVING,
     NOT_THE_KIND,
     OBJECTS,
     PLAY_WORDS,
@@ -266,7 +267,9 @@ def check(
     said = request if isinstance(call, CARRIES_CONTENT) else request.outside_content
     kind, targets = _kind_said(resolved, said), _targets_said(resolved, said, home, events_named)
     asks_to_know, item = request.is_question, _item_said(call, said)
-    if (
+    # A new event is no move of a listed one: not worth a question (the model may choose again).
+    moved = _adds_what_was_asked_moved(call, request, events_named)
+    if not moved and (
         (kind and targets and item and not asks_to_know)
         or _heaters_switched_on(resolved, said, home)
         or (targets and _watched(resolved, said))
@@ -280,7 +283,13 @@ def check(
         and _kind_said(resolved, request)
         and _targets_said(resolved, request, home, events_named)
     )
-    if asks_to_know or not (kind or targets) or in_content or not (item or said.points_back):
+    if (
+        asks_to_know
+        or not (kind or targets)
+        or in_content
+        or not (item or said.points_back)
+        or moved
+    ):
         return Verdict.UNRELATED
     return Verdict.ASK
 
@@ -340,6 +349,14 @@ def _watched(resolved: ResolvedCall, request: Request) -> bool:
         and request.says_any(WATCHING.get(request.word_language, ()))
         and all(e.domain == "media_player" for e in resolved.targets)
     )
+
+
+def _adds_what_was_asked_moved(call: Tool, request: Request, events_named: frozenset[str]) -> bool:
+    """A new event, where the request names a listed one and asks to move it: "the dentist
+    has to move, put it on Thursday at 4pm instead" (reworded recover-move-event~r3: the
+    0.5B added an event "It instead", and the dentist stayed)."""
+    moving = MOVING.get(request.word_language, ())
+    return isinstance(call, CreateEvent) and bool(events_named) and request.says_any(moving)
 
 
 def _event_named(call: Tool, events_named: frozenset[str]) -> bool:

@@ -393,6 +393,13 @@ DOMAINS: WordTable = {
     },
 }
 
+MOVING: Mapping[str, tuple[str, ...]] = {
+    "en": ("move", "reschedule", "postpone", "push", "shift", "earlier", "later"),
+    "ko": ("옮겨", "미뤄"),
+    "id": ("pindahkan", "undur", "majukan"),
+}
+"""The words of `update_event` that ask for another time for an event: never a new one."""
+
 ALL_DAY: Mapping[str, tuple[str, ...]] = {
     "en": ("all day", "all-day", "whole day", "full day"),
     "ko": ("하루 종일", "종일"),
