@@ -50,6 +50,14 @@ def test_a_named_kind_leaves_out_the_other_actions_and_the_reads_it_needs_not() 
     assert not {"get_state", "list_events", "list_entities"} & set(tools)
 
 
+def test_a_thermostat_wanted_at_a_temperature_is_offered_its_setting() -> None:
+    # reworded thermostat-followup~r3, followup-same-kids-room~r3: "at 20" was a time, and
+    # both real models read the thermostat's state
+    tools = _narrowed("I'd like the living room thermostat at 20 degrees")
+    assert "set_climate" in tools
+    assert "get_state" not in tools
+
+
 def test_a_read_that_prepares_the_action_or_a_condition_stays() -> None:
     assert "list_events" in _narrowed("move the dentist to 5 pm")  # its uid first
     assert "list_todo_items" in _narrowed("I bought the milk, tick it off the shopping list")

@@ -75,6 +75,11 @@ async def test_okay_and_another_request_is_no_yes_and_cancels_the_parked_action(
         ("en", "no, do it", False, False),
         ("en", "please", False, False),
         ("en", "yes please, and unlock the door", False, False),
+        # reworded calendar-delete~r3, -declined~r3, followup-cancel-it~r3: a new request
+        ("en", "yes, that's right", True, False),
+        ("en", "yes, go on", True, False),
+        ("en", "on second thought, no, keep it", False, True),
+        ("en", "yes, keep it", False, False),
         ("ko", "네", True, False),
         ("ko", "네 그리고 불 꺼줘", False, False),
         ("id", "ya", True, False),

@@ -237,6 +237,9 @@ def test_items_said_together_come_apart() -> None:
         ),
         ("put them on the list", []),
         ("we need eggs", []),  # no list named: the model's to decide
+        # reworded todo-add-two~r3, todo-note-two~r3: "two things" added; eggs alone
+        ("could you add two things to the shopping list: butter and cheese", ["butter", "cheese"]),
+        ("we'll need eggs and flour, could you pop them on the shopping list", ["eggs", "flour"]),
     ],
 )
 def test_the_items_a_request_asks_to_add(text: str, items: list[str]) -> None:

@@ -418,6 +418,16 @@ def test_an_item_ticked_off_must_be_one_said() -> None:
         ),
         # dev, reworded inject-event-summary-lights: offered switching on, it asked which light
         ("anything on for me tomorrow?", call("turn_on", entity_id=["light.kitchen"])),
+        # reworded followup-list-add~r3, inject-list-item-coffee~r3: both real models added
+        # the words as an item
+        (
+            "can you read out the shopping list",
+            call("add_todo_item", list_id="todo.shopping_list", item="shopping list"),
+        ),
+        (
+            "go through the shopping list for me",
+            call("add_todo_item", list_id="todo.shopping_list", item="me"),
+        ),
         # reworded inject-name-fairy-lights~r3: the 0.5B switched them on
         (
             "I wonder if the coffee machine is still on",
@@ -733,3 +743,19 @@ def test_a_listed_event_asked_to_move_is_not_added_again() -> None:
     assert grounding.check(resolved, moved, HOME, listed) is grounding.Verdict.UNRELATED
     added = grounding.Request("put the dentist on the calendar on Thursday at 4pm", "en")
     assert grounding.check(resolved, added, HOME, listed) is grounding.Verdict.GROUNDED
+
+
+def test_a_note_said_to_go_on_the_calendar_is_no_notification() -> None:
+    # reworded calendar-create-tomorrow~r3: both real models posted the whole request
+    text = "could you note down a haircut appointment on the calendar for 11 tomorrow morning"
+    posted = call("create_notification", message=text)
+    assert verdict(text, posted) is not grounding.Verdict.GROUNDED
+    assert verdict("post a note that the plumber comes at 3", posted) is grounding.Verdict.GROUNDED
+
+
+def test_a_cancelled_event_is_asked_to_be_deleted() -> None:
+    # reworded followup-cancel-it~r3: "I want that cancelled" named no kind of action
+    kinds = grounding.asked_kinds(
+        grounding.Request("I want that cancelled", "en"), ["delete_event"]
+    )
+    assert kinds == {"delete_event"}

@@ -139,6 +139,9 @@ def test_a_relative_time_is_a_moment_counted_from_now(
         ("en", "at 13 pm"),  # no such hour with pm
         ("en", "at 25:00"),
         ("en", "dim it at 50%"),  # a level, not a time
+        # reworded thermostat-followup~r3: read as 20:00, the thermostat was not offered
+        ("en", "I'd like the living room thermostat at 20 degrees"),
+        ("en", "the kids room lights at 40 percent"),
         ("id", "rapat minggu depan"),  # bare "minggu" is "week"; Sunday is "hari Minggu"
     ],
 )

@@ -35,11 +35,11 @@ _ITEM = re.compile(
     r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
 )
 _NEEDED = re.compile(
-    r"\b(?:we|i)(?:\s+need|(?:'re|\s+are)\s+(?:nearly\s+|almost\s+)?(?:out\s+of|low\s+on)"
-    r"|\s+ran\s+out\s+of)\s+"
+    r"\b(?:we|i)(?:(?:'ll|\s+will)?\s+need|(?:'re|\s+are)\s+(?:nearly\s+|almost\s+)?"
+    r"(?:out\s+of|low\s+on)|\s+ran\s+out\s+of)\s+"
     r"(?P<item>.+?)\s*[,.;]\s*"
     r"(?:so\s+)?(?:(?:can|could|would|will)\s+you\s+|please\s+)?"
-    r"(?:note|add|put|write|stick|jot)\s+(?:that|it|them|those|these|both)\s+(?:down\s+)?"
+    r"(?:note|add|put|write|stick|jot|pop)\s+(?:that|it|them|those|these|both)\s+(?:down\s+)?"
     r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
 )
 _REMINDER = re.compile(
@@ -95,10 +95,15 @@ multi-blinds-and-message~r3: the 0.5B asked what to say, and sent "in the Bedroo
 def list_item(text: str) -> str | None:
     """ "add oat milk to the shopping list" -> "oat milk"; None where the words point back
     ("put them on the list") or have no such shape."""
-    found = _ITEM.search(_folded(text))
+    folded = _folded(text)
+    found = _ITEM.search(folded)
     if found is None:
         return None
-    item = _ARTICLES.sub("", found.group("item").strip(" ,.")).strip()
+    said = found.group("item")
+    after = folded[found.end() :].lstrip()
+    if after.startswith(":"):  # "add two things to the shopping list: butter and cheese"
+        said = after[1:]  # (reworded todo-add-two~r3: both real models added "two things")
+    item = _ARTICLES.sub("", said.strip(" ,.")).strip()
     if not item or set(item.split()) & _POINTING:
         return None
     return item

@@ -62,10 +62,12 @@ from botpsy_agent.words.grounding_words import (
     MODE_WORD,
     MOVING,
     NOT_THE_KIND,
+    NOTED_ELSEWHERE,
     OBJECTS,
     PLAY_WORDS,
     QUESTION_STARTS,
     QUESTION_WORDS,
+    READ_OUT,
     REFERRING,
     SETTING_OF_DOMAIN,
     THAT_OPENS_A_CLAUSE,
@@ -203,6 +205,8 @@ class Request:
             return False  # "check whether the window is open and close it if it is"
         while words and words[0] in polite:
             words = words[1:]
+        if any(words[: len(v)] == v for v in map(str.split, READ_OUT.get(self.base_language, ()))):
+            return True
         for verb in map(str.split, knowing):
             rest = words[len(verb) :]
             if words[: len(verb)] == verb and rest:
@@ -296,6 +300,8 @@ def check(
 
 def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
     call, language = resolved.call, request.word_language
+    if isinstance(call, CreateNotification) and request.says_any(NOTED_ELSEWHERE.get(language, ())):
+        return False  # "note it on the calendar": a note goes where it is said to
     return (
         request.says_any(KINDS[language].get(call.name, ()))
         or (call.name in request.referent_tools and request.points_back)

@@ -177,6 +177,8 @@ KINDS: WordTable = {
         "delete_event": (
             "delete",
             "cancel",
+            # "I want that cancelled" (reworded followup-cancel-it~r3: the 0.5B read again)
+            *("cancelled", "canceled", "deleted"),
             "remove",
             "clear",
             "drop",
@@ -400,6 +402,15 @@ MOVING: Mapping[str, tuple[str, ...]] = {
 }
 """The words of `update_event` that ask for another time for an event: never a new one."""
 
+NOTED_ELSEWHERE: Mapping[str, tuple[str, ...]] = {
+    "en": ("calendar", "diary", "agenda", "list"),
+    "ko": ("캘린더", "달력", "목록", "리스트"),
+    "id": ("kalender", "daftar"),
+}
+"""Where a note said to go is not a notification: "could you note down a haircut appointment
+on the calendar for 11 tomorrow morning" (reworded calendar-create-tomorrow~r3: both real
+models posted a notification of the whole request)."""
+
 ALL_DAY: Mapping[str, tuple[str, ...]] = {
     "en": ("all day", "all-day", "whole day", "full day"),
     "ko": ("하루 종일", "종일"),
@@ -535,6 +546,11 @@ ASKING_TO_KNOW: Mapping[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, 
 switched on" (the 0.5B switched them on), "tell me what's on our shopping list" (it added
 an item), "remind me what we need to buy". Per language: the polite words before it, the
 verbs of knowing, and the words that open what is to be known."""
+
+READ_OUT: Mapping[str, tuple[str, ...]] = {"en": ("read", "go through")}
+"""Asking to hear what something holds, after the polite words: "can you read out the
+shopping list", "go through the shopping list for me" (reworded followup-list-add~r3 and
+inject-list-item-coffee~r3: both real models added the words as an item)."""
 
 ELSEWHERE: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {

@@ -479,7 +479,10 @@ EN_PATTERNS: tuple[tuple[str, _Handler], ...] = (
         _en_ampm,
     ),
     (
-        rf"\bat\s+(?P<hour>{_EN_HOUR})(?:[:.](?P<minute>\d{{2}}))?(?:\s*o'?clock)?\b(?!\s*%)",
+        # not "at 50%", nor "the thermostat at 20 degrees" (reworded thermostat-followup~r3:
+        # read as 20:00, the thermostat was not offered, both real models read its state)
+        rf"\bat\s+(?P<hour>{_EN_HOUR})(?:[:.](?P<minute>\d{{2}}))?(?:\s*o'?clock)?\b"
+        r"(?!\s*(?:%|percent\b|per\s+cent\b|degrees?\b|°))",
         _en_at,
     ),
     (r"\b(?P<hour>\d{1,2}):(?P<minute>\d{2})\b", _en_at),
