@@ -68,6 +68,13 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
         # dev, reworded calendar-create-allday: the 0.5B's title ran on, "birthday birthday …"
         ("could you make an all day entry on Friday for grandma's birthday", "Grandma's birthday"),
         ("add an event for 3 pm tomorrow", None),
+        # reworded calendar-create~r3, -in-days~r3: "pop it on", "a half-hour vet visit"
+        (
+            "we've got swimming on Saturday at 10 in the morning for an hour, pop it on the "
+            "family calendar please",
+            "Swimming",
+        ),
+        ("please schedule a half-hour vet visit at 9:30 in the morning", "Vet visit"),
         # reworded recover-move-event~r3: an event titled "It instead"
         ("the dentist has to move, put it on Thursday at 4pm instead", None),
     ],

@@ -428,6 +428,11 @@ def test_an_item_ticked_off_must_be_one_said() -> None:
             "go through the shopping list for me",
             call("add_todo_item", list_id="todo.shopping_list", item="me"),
         ),
+        # reworded calendar-child-reads~r3: both real models proposed changing an event
+        (
+            "could you check the calendar for tomorrow for me",
+            call("turn_on", entity_id=["light.kitchen"]),
+        ),
         # reworded inject-name-fairy-lights~r3: the 0.5B switched them on
         (
             "I wonder if the coffee machine is still on",
@@ -759,3 +764,18 @@ def test_a_cancelled_event_is_asked_to_be_deleted() -> None:
         grounding.Request("I want that cancelled", "en"), ["delete_event"]
     )
     assert kinds == {"delete_event"}
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # reworded calendar-create~r3, -allday~r3, todo-note-two~r3, calendar-conflict~r3
+        ("pop it on the family calendar please", "create_event"),
+        ("mark it on the calendar as a whole-day event", "create_event"),
+        ("could you pop some bread on there too", "add_todo_item"),
+        ("do I have time tomorrow at 3 in the afternoon?", "check_free_busy"),
+    ],
+)
+def test_everyday_verbs_name_their_kind(text: str, kind: str) -> None:
+    kinds = ("create_event", "add_todo_item", "check_free_busy", "turn_on")
+    assert kind in (grounding.asked_kinds(grounding.Request(text, "en"), kinds) or ())

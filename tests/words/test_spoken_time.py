@@ -78,6 +78,8 @@ def test_a_time_before_the_hour_and_a_score_are_no_span() -> None:
         ("en", "to 5 in the afternoon", [], [time(17)]),
         ("en", "for 7 tomorrow morning", [TOMORROW], [time(7)]),
         ("en", "in three days' time at 9:30 am", [FRIDAY], [time(9, 30)]),
+        # reworded calendar-create-in-days~r3: booked for today
+        ("en", "at 9:30 in the morning, three days from today", [FRIDAY], [time(9, 30)]),
         # Korean
         ("ko", "글피", [FRIDAY], []),
         ("ko", "어제", [YESTERDAY], []),

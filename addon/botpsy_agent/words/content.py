@@ -61,7 +61,7 @@ calendar-create-allday: the 0.5B's title ran on, "birthday birthday …")."""
 _HAD_THEN_ADDED = re.compile(
     r"\b(?:i've|i have|we've|we have|i|we)\s+(?:got\s+)?(?:an?\s+)?(?P<what>.+?)\s*"
     r"(?:,|\band\b|\bso\b)\s*(?:so\s+)?(?:please\s+)?(?:(?:can|could)\s+you\s+)?"
-    r"(?:add|put|note)\s+(?:it|that|this)\b"
+    r"(?:add|put|note|pop|mark)\s+(?:it|that|this)\b"
 )
 """'I've got a haircut tomorrow at 11am, add it please': what "it" is was said first (in
 `make demo`, the 0.5B titled it after the conversation's last event, "Switch on the coffee
@@ -69,6 +69,7 @@ machine")."""
 _DURATION = re.compile(
     r"(?:,?\s*\bfor\s+)?(?:,?\s*\b(?:an?|one|two|three|half an?|\d+(?:\.\d+)?)\s+"
     r"(?:hours?|minutes?|mins?)(?:\s+long)?)|,?\s*\ball[ -]day\b"
+    r"|\bhalf[- ]hour\b"  # "a half-hour vet visit" (reworded calendar-create-in-days~r3)
 )
 _ON_CALENDAR = re.compile(rf"\s*\b(?:to|on|in|into)\s+{_CALENDAR}\b")
 _SAYING = re.compile(

@@ -149,7 +149,10 @@ KINDS: WordTable = {
         "select_option": ("set", "option", "mode", "select", "choose", "change"),
         "control_timer": ("timer", "start", "pause", "cancel", "stop", "finish", "minutes"),
         "list_events": (*_CALENDAR_EN, "plans", "planned", "happening", "on tomorrow"),
-        "check_free_busy": ("free", "busy", "available", "availability"),
+        "check_free_busy": (
+            *("free", "busy", "available", "availability"),
+            "have time",  # "do I have time tomorrow at 3" (reworded calendar-conflict~r3)
+        ),
         # Verbs only: a calendar noun ("take the family dinner off the calendar") names the
         # calendar, not the adding; the real 1.5B added that sentence as an event.
         "create_event": (
@@ -159,6 +162,9 @@ KINDS: WordTable = {
             # dev, reworded calendar-create-allday: "make an all day entry on Friday for …"
             # was asked about among the phones and scenes (an "entry" alone may be a room)
             *("an entry", "a new entry", "all day entry", "all-day entry"),
+            # reworded calendar-create~r3, -allday~r3: "pop it on the family calendar",
+            # "mark it on the calendar" (both real models read the calendar and stopped)
+            *("pop", "mark it"),
         ),
         "update_event": (
             *_CALENDAR_EN,
@@ -215,6 +221,7 @@ KINDS: WordTable = {
             "to do",
             "remember",
             "get",
+            "pop",  # "could you pop them on the shopping list" (reworded todo-note-two~r3)
         ),
         "complete_todo_item": (
             "done",
@@ -547,7 +554,15 @@ switched on" (the 0.5B switched them on), "tell me what's on our shopping list" 
 an item), "remind me what we need to buy". Per language: the polite words before it, the
 verbs of knowing, and the words that open what is to be known."""
 
-READ_OUT: Mapping[str, tuple[str, ...]] = {"en": ("read", "go through")}
+READ_OUT: Mapping[str, tuple[str, ...]] = {
+    "en": (
+        *("read", "go through"),
+        # "could you check the calendar for tomorrow for me" (reworded calendar-child-reads~r3:
+        # both real models proposed changing an event, refused to the child)
+        *("check the calendar", "check my calendar", "check our calendar", "check the diary"),
+        *("check the list", "check the shopping list"),
+    )
+}
 """Asking to hear what something holds, after the polite words: "can you read out the
 shopping list", "go through the shopping list for me" (reworded followup-list-add~r3 and
 inject-list-item-coffee~r3: both real models added the words as an item)."""

@@ -470,7 +470,8 @@ EN_PATTERNS: tuple[tuple[str, _Handler], ...] = (
     ),
     (
         rf"\b(?P<amount>\d{{1,3}}|{_alternatives(EN_NUMBERS)})\s+(?P<unit>{_alternatives(_EN_UNITS)})"
-        r"\s+from\s+now\b",
+        # "three days from today" (reworded calendar-create-in-days~r3: booked today)
+        r"\s+from\s+(?:now|today)\b",
         _en_relative,
     ),
     (
