@@ -33,6 +33,8 @@ from tests.ha_bridge import HaBridge, wait_until
         ),
         # "it" with no verb asking to get it going: only said.
         ("the TV plug is off, leave it and turn on the kitchen light", set()),
+        # Negated: the added call is checked by permission only, so it must be asked for.
+        ("the TV plug is off, don't turn it on, just the living room TV", set()),
         # No "it" after the state: what is off is only said, not asked for.
         ("the hall light is off, turn on the kitchen light", set()),
         ("is the plug off? turn it on", set()),

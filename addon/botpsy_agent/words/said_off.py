@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 
 from botpsy_agent.home import Home
-from botpsy_agent.words import grounding
+from botpsy_agent.words import grounding, negation
 
 _OFF_THEN_IT = re.compile(
     r"(?P<thing>[^,.;]+?)(?:'s|\s+is|\s+are)\s+(?:switched\s+|turned\s+)?off\b"
-    r"(?P<rest>.*\b(?:get|sort|fix|turn|switch|power)\s+(?:it|them)\b.*)$"
+    r"(?P<rest>.*\b(?P<ask>(?:get|sort|fix|turn|switch|power)\s+(?:it|them))\b.*)$"
 )
 """The state, then a verb asking to get it going: "get it going", "sort it out", "switch
 them on"; not "leave it"."""
@@ -31,9 +31,9 @@ def said_off_then_asked(request: grounding.Request, home: Home) -> frozenset[str
     a verb after it asks, by "it", to get them going."""
     if request.base_language != "en":
         return frozenset()
-    found = _OFF_THEN_IT.search(" ".join(request.text.casefold().replace("\u2019", "'").split()))
-    if found is None:
-        return frozenset()
+    found = _OFF_THEN_IT.search(_folded(request.text))
+    if found is None or found.group("ask") not in _folded(negation.affirmed(request.text, "en")):
+        return frozenset()  # "the plug is off, don't turn it on": negated, nothing asked
     said = _CLAUSE_BREAK.split(found.group("thing"))[-1].split()
     if not said:
         return frozenset()
@@ -54,3 +54,7 @@ def _names(home: Home, entity_id: str) -> tuple[str, ...]:
 
 def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().replace("\u2019", "'").split())
