@@ -625,10 +625,14 @@ def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -
 
 
 def test_a_way_said_of_a_quantity_speaks_of_its_kind_of_device() -> None:
-    assert domains_moved("I can't see where I'm going in the hall", "en") == {"light"}
-    assert domains_moved("it's a bit nippy in the kids room", "en") == {"climate"}
-    assert domains_moved("turn it down", "en") == frozenset()  # any kind: none named
-    assert domains_moved("is the hall light on", "en") == frozenset()
+    assert domains_moved(said_directions("I can't see where I'm going in the hall", "en")) == {
+        "light"
+    }
+    assert domains_moved(said_directions("it's a bit nippy in the kids room", "en")) == {"climate"}
+    assert (
+        domains_moved(said_directions("turn it down", "en")) == frozenset()
+    )  # any kind: none named
+    assert domains_moved(said_directions("is the hall light on", "en")) == frozenset()
 
 
 def test_a_lamp_brought_down_is_dimmed_not_brightened() -> None:

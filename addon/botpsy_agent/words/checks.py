@@ -621,12 +621,12 @@ _SET_QUANTITY: Mapping[type[Tool], Quantity] = {
 }
 
 
-def moves_what_is_said(call: Tool, text: str, language: str) -> bool:
+def moves_what_is_said(call: Tool, directions: Mapping[Quantity, int]) -> bool:
     """Does the request say which way this call's quantity should go ("it's gloomy":
     brighter; "a bit nippy": warmer)? Then a setting of it, or lights switched on where it
     is too dark, is the kind of action asked for; which way is `check_call`'s to check.
-    Reworded too-dark-hall~r3: "I can't see where I'm going in the hall" named no kind."""
-    directions = said_directions(text, language)
+    Reworded too-dark-hall~r3: "I can't see where I'm going in the hall" named no kind.
+    `directions`: the request's `said_directions`."""
     if isinstance(call, TurnOn):
         return directions.get(Quantity.BRIGHTNESS) == UP
     quantity = _SET_QUANTITY.get(type(call))
@@ -641,12 +641,11 @@ _DOMAIN_OF_QUANTITY: Mapping[Quantity, str] = {
 }
 
 
-def domains_moved(text: str, language: str) -> frozenset[str]:
-    """The kinds of device whose quantity the request says should go one way: "it's gloomy
-    in the kitchen" speaks of lights as "it's dark" does."""
-    return frozenset(
-        _DOMAIN_OF_QUANTITY[q] for q in said_directions(text, language) if q in _DOMAIN_OF_QUANTITY
-    )
+def domains_moved(directions: Mapping[Quantity, int]) -> frozenset[str]:
+    """The kinds of device whose quantity the request says should go one way (`directions`,
+    its `said_directions`): "it's gloomy in the kitchen" speaks of lights as "it's dark"
+    does."""
+    return frozenset(_DOMAIN_OF_QUANTITY[q] for q in directions if q in _DOMAIN_OF_QUANTITY)
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")

@@ -43,7 +43,13 @@ import re
 
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
 from botpsy_agent.words import heating, negation
-from botpsy_agent.words.checks import WHEN_WORDS, domains_moved, moves_what_is_said
+from botpsy_agent.words.checks import (
+    WHEN_WORDS,
+    Quantity,
+    domains_moved,
+    moves_what_is_said,
+    said_directions,
+)
 from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.content import without_spans
 from botpsy_agent.words.cover_ways import said_cover_way
@@ -141,11 +147,16 @@ class Request:
     """The times it says, read against the turn's clock (`spoken_time.find_spoken_times`)."""
 
     @cached_property
+    def directions(self) -> dict[Quantity, int]:
+        """Which way it says each quantity should go (`checks.said_directions`), read once."""
+        return said_directions(self.affirmed, self.language)
+
+    @cached_property
     def moved_domains(self) -> frozenset[str]:
         """The kinds of device whose quantity it says should go one way ("gloomy": lights;
         "nippy": thermostats): they are spoken of as a device word would (reworded
         too-dark-hall~r3, "I can't see where I'm going in the hall")."""
-        return domains_moved(self.affirmed, self.language)
+        return domains_moved(self.directions)
 
     @cached_property
     def outside_content(self) -> Request:
@@ -306,7 +317,7 @@ def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
         request.says_any(KINDS[language].get(call.name, ()))
         or (call.name in request.referent_tools and request.points_back)
         or call.name == _setting_of_what_ran(request)
-        or moves_what_is_said(call, request.affirmed, request.language)
+        or moves_what_is_said(call, request.directions)
         # "should not stay open" asks to close, though its only verb is negated
         or (isinstance(call, ControlCover) and said_cover_way(request.text, language) is not None)
     )
