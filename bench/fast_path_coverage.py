@@ -598,8 +598,9 @@ def report(
         f"{' then '.join(str(x) for x in results['load_average_1min'])} (2 cores, shared).",
         "",
         "Sentences were written for this bench (no public command set was copied). Every "
-        "family's templates alternate between a **dev** part and a **held-out** part; the "
-        "fast path's word lists may change only from dev misses, never from held-out ones.",
+        "family's templates alternate between a **dev** part and a **held-out** part (a later "
+        "round of English templates, `added:` in its file, says each one's part); the fast "
+        "path's word lists may change only from dev misses, never from held-out ones.",
         "",
         "## Coverage per pass",
         "",

@@ -17,7 +17,9 @@ accepts the others ("the living room temperature" may be the sensor of that name
 
 Every family's templates alternate between a dev part (the first, third, … template) and a
 held-out part (the second, fourth, …): word lists of the fast path may change only from
-misses of the dev part (bench/results say which part each figure is from).
+misses of the dev part (bench/results say which part each figure is from). Templates written
+in a later round (`added:`) say their part (`part: dev` or `held_out`) and are numbered after
+all the first ones, so the first round's sentences keep the things they are said with.
 """
 
 from __future__ import annotations
@@ -104,20 +106,23 @@ def templates(language: str) -> tuple[Template, ...]:
     out: list[Template] = []
     for family, entries in data["families"].items():
         for place, entry in enumerate(entries):
-            slots = [s for s, _ in SLOT.findall(entry["say"]) if s in SELECTORS]
-            expect = entry.get("expect") or ("named" if slots else "none")
-            out.append(
-                Template(
-                    entry["say"],
-                    family,
-                    entry["tool"],
-                    expect,
-                    entry.get("with") or {},
-                    HELD_OUT if place % 2 else DEV,
-                    len(out),
-                )
-            )
+            out.append(_template(entry, family, HELD_OUT if place % 2 else DEV, len(out)))
+    for family, entries in (data.get("added") or {}).items():
+        if family not in data["families"]:
+            raise ValueError(f"{language}: added templates of an unknown family {family!r}")
+        for entry in entries:
+            if entry.get("part") not in {DEV, HELD_OUT}:
+                raise ValueError(f"{entry['say']!r}: part is {DEV} or {HELD_OUT}")
+            out.append(_template(entry, family, entry["part"], len(out)))
     return tuple(out)
+
+
+def _template(entry: Mapping[str, Any], family: str, split: str, number: int) -> Template:
+    slots = [s for s, _ in SLOT.findall(entry["say"]) if s in SELECTORS]
+    expect = entry.get("expect") or ("named" if slots else "none")
+    return Template(
+        entry["say"], family, entry["tool"], expect, entry.get("with") or {}, split, number
+    )
 
 
 def sentences(pass_name: str) -> list[Sentence]:

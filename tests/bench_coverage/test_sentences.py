@@ -12,6 +12,7 @@ import yaml
 from bench.coverage import home
 from bench.coverage.sentences import (
     DEV,
+    FOLDER,
     HELD_OUT,
     LANGUAGES,
     korean_particle,
@@ -38,6 +39,17 @@ def test_each_family_has_a_dev_and_a_held_out_part(language: str) -> None:
     for family, parts in template_counts(language).items():
         assert parts[DEV] >= 1 and parts[HELD_OUT] >= 1, family
         assert parts[DEV] - parts[HELD_OUT] in {0, 1}, family
+
+
+def test_added_templates_keep_their_part_and_the_first_round_its_things() -> None:
+    data = yaml.safe_load((FOLDER / "en.yaml").read_text(encoding="utf-8"))
+    first = [e["say"] for entries in data["families"].values() for e in entries]
+    added = [e for entries in data["added"].values() for e in entries]
+    assert added, "the English file has a second round"
+    said = templates("en")
+    assert [t.say for t in said[: len(first)]] == first
+    assert [t.number for t in said[: len(first)]] == list(range(len(first)))
+    assert [t.split for t in said[len(first) :]] == [e["part"] for e in added]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
