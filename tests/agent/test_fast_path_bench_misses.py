@@ -18,6 +18,8 @@ from tests.agent.support import admin, ask, make_agent
 from tests.ha_bridge import HaBridge, wait_until
 
 WALKMAN = "media_player.walkman"
+HEATPUMP = "climate.heatpump"
+ROBOT = "vacuum.demo_vacuum_0_ground_floor"
 CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("power on the fairy lights", "turn_on", {"entity_id": ["switch.decorative_lights"]}),
     ("power off the bedside lamp", "turn_off", {"entity_id": ["light.bed_light"]}),
@@ -80,6 +82,152 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         "control_vacuum",
         {"entity_id": ["vacuum.demo_vacuum_0_ground_floor"], "action": "start"},
     ),
+    # The dev part of the bench's second round (bench/results/fast-path-2026-12-06-c18e747-added.md)
+    ("would you put the Walkman on", "turn_on", {"entity_id": [WALKMAN]}),
+    ("put Movie night on", "activate_scene", {"entity_id": ["scene.movie_night"]}),
+    ("switch to Movie night", "activate_scene", {"entity_id": ["scene.movie_night"]}),
+    ("set the Movie night scene", "activate_scene", {"entity_id": ["scene.movie_night"]}),
+    ("trigger the Good night script please", "run_script", {"entity_id": ["script.good_night"]}),
+    ("could you execute Good night", "run_script", {"entity_id": ["script.good_night"]}),
+    ("cut the Bed Light", "turn_off", {"entity_id": ["light.bed_light"]}),
+    ("kill all the lights", "turn_off", {"domain": ["light"]}),
+    (
+        "could you make the Walkman louder",
+        "set_media",
+        {"entity_id": [WALKMAN], "volume_step_pct": 10},
+    ),
+    (
+        "turn Sam's fan all the way up to 100%",
+        "set_fan",
+        {"entity_id": ["fan.percentage_full_fan"], "percentage": 100},
+    ),
+    (
+        "what does the fridge temperature say",
+        "get_state",
+        {"entity_id": ["sensor.fridge_temperature"]},
+    ),
+    (
+        "how many degrees is it in the office",
+        "get_state",
+        {"area_id": ["office"], "domain": ["climate"]},
+    ),
+    ("what is the HeatPump at right now", "get_state", {"entity_id": [HEATPUMP]}),
+    ("make the HeatPump 22 degrees", "set_climate", {"entity_id": [HEATPUMP], "temperature": 22.0}),
+    (
+        "turn the HeatPump up to 24 degrees",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 24.0},
+    ),
+    (
+        "lower the HeatPump to 18 degrees",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 18.0},
+    ),
+    (
+        "can you warm the living room up to 23 degrees",
+        "set_climate",
+        {"area_id": ["living_room"], "domain": ["climate"], "temperature": 23.0},
+    ),
+    (
+        "I'd like it 20.5 degrees in the living room",
+        "set_climate",
+        {"area_id": ["living_room"], "domain": ["climate"], "temperature": 20.5},
+    ),
+    ("run the Robot vacuum", "control_vacuum", {"entity_id": [ROBOT], "action": "start"}),
+    ("have the Robot vacuum clean up", "control_vacuum", {"entity_id": [ROBOT], "action": "start"}),
+    ("start vacuuming", "control_vacuum", {"domain": ["vacuum"], "action": "start"}),
+    ("can you vacuum the house", "control_vacuum", {"domain": ["vacuum"], "action": "start"}),
+    ("please clean the floors", "control_vacuum", {"domain": ["vacuum"], "action": "start"}),
+    ("what date is it", "current_time", {"what": "date"}),
+    ("what day of the week is it", "current_time", {"what": "date"}),
+    ("do you know what time it is", "current_time", {"what": "time"}),
+    ("current time please", "current_time", {"what": "time"}),
+    ("what's the forecast for today", "get_state", {"domain": ["weather"]}),
+    ("is it going to rain today", "get_state", {"domain": ["weather"]}),
+    ("will it be cold tomorrow", "get_state", {"domain": ["weather"]}),
+    (
+        "can you put the Bed Light at 10 percent",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "brightness_pct": 10},
+    ),
+    (
+        "bring the Bed Light up to 90 percent",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "brightness_pct": 90},
+    ),
+    (
+        "office lights to 50%",
+        "set_light",
+        {"area_id": ["office"], "domain": ["light"], "brightness_pct": 50},
+    ),
+    ("is the AC on or off", "get_state", {"entity_id": ["switch.ac"]}),
+    ("is the kitchen window open or closed", "get_state", {"entity_id": ["cover.kitchen_window"]}),
+    ("can you check the Garage Door for me", "get_state", {"entity_id": ["cover.garage_door"]}),
+    (
+        "are the windows closed in the kitchen",
+        "get_state",
+        {"area_id": ["kitchen"], "domain": ["cover", "binary_sensor"], "device_class": ["window"]},
+    ),
+    (
+        "are any leak sensors triggered",
+        "get_state",
+        {"domain": ["binary_sensor"], "device_class": ["moisture"]},
+    ),
+    ("is the house all locked up", "get_state", {"domain": ["lock"]}),
+    (
+        "how much electricity is the office using right now",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["power"]},
+    ),
+    (
+        "how bright is it in the office right now",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["illuminance"]},
+    ),
+    (
+        "how much moisture is in the air in the office",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["humidity"]},
+    ),
+    (
+        "start the music again in the living room",
+        "control_media",
+        {"area_id": ["living_room"], "domain": ["media_player"], "action": "play"},
+    ),
+    (
+        "mark milk as done on my shopping list",
+        "complete_todo_item",
+        {"list_id": "todo.shopping_list", "item": "milk"},
+    ),
+    (
+        "tick off apples on the shopping list",
+        "complete_todo_item",
+        {"list_id": "todo.shopping_list", "item": "apples"},
+    ),
+    (
+        "take bread off the shopping list",
+        "remove_todo_item",
+        {"list_id": "todo.shopping_list", "item": "bread"},
+    ),
+    ("I need a timer for 15 minutes", "device_timer", {"intent": "HassStartTimer", "minutes": 15}),
+    ("can you time 8 minutes for me", "device_timer", {"intent": "HassStartTimer", "minutes": 8}),
+    ("set a countdown for 10 minutes", "device_timer", {"intent": "HassStartTimer", "minutes": 10}),
+    ("check on my timer", "device_timer", {"intent": "HassTimerStatus"}),
+    (
+        "give me 4 more minutes on the timer",
+        "device_timer",
+        {"intent": "HassIncreaseTimer", "minutes": 4},
+    ),
+    (
+        "send a message to all the speakers that the pizza's here",
+        "broadcast",
+        {"message": "the pizza's here"},
+    ),
+    (
+        "send a broadcast saying the laundry is done",
+        "broadcast",
+        {"message": "the laundry is done"},
+    ),
 ]
 
 
@@ -105,9 +253,43 @@ def test_the_dev_misses_become_their_calls(
     assert calls == [(tool, arguments)]
 
 
-def test_forget_it_is_never_mind(ha_bridge: HaBridge) -> None:
-    recognized = FastPath().recognize("forget it", "en", ha_bridge.index.home)
+@pytest.mark.parametrize("text", ["forget it", "oh, ignore that", "actually, don't bother"])
+def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
+    recognized = FastPath().recognize(text, "en", ha_bridge.index.home)
     assert recognized is not None and recognized.nevermind and not recognized.calls
+    assert recognized.reply is None
+
+
+def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge) -> None:
+    recognized = FastPath().recognize("good evening", "en", ha_bridge.index.home)
+    assert recognized is not None and not recognized.calls
+    assert recognized.reply == "Hello from Home Assistant."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a notification to everyone is as likely meant: the model, which has that tool
+        "let everyone know with a notification: plumber arriving at 3 o'clock",
+        "tell everyone it's time for bed",
+        # a device of another kind than the template's
+        "run the Walkman",
+        "cut the Walkman",
+    ],
+)
+def test_what_the_second_round_leaves_to_the_model(ha_bridge: HaBridge, text: str) -> None:
+    assert FastPath().recognize(text, "en", ha_bridge.index.home) is None
+
+
+async def test_a_thermostat_lowered_to_a_number_is_set_in_ha(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    agent = make_agent(ha_bridge, planner=None)
+    response = await agent.handle(ask("lower the HeatPump to 18 degrees", admin(ha_bridge)))
+    assert (response.path, response.status) == (Path.FAST_PATH, Status.DONE), response
+    await hass.async_block_till_done()
+    heatpump = hass.states.get(HEATPUMP)
+    assert heatpump is not None and heatpump.attributes["temperature"] == 18.0, heatpump
 
 
 async def test_is_it_playing_is_answered_yes_or_no(

@@ -18,6 +18,7 @@ from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.home.model import Entity, Home
 from botpsy_agent.policy import Principal, parse_policy
+from botpsy_agent.words.assist import ASSIST_INTENTS
 from botpsy_agent.words.recognizer import (
     INTENT_CALLS,
     SENTENCES,
@@ -445,11 +446,12 @@ def test_phrasings_of_has_fallback_are_strict_templates_here(
 def test_our_templates_never_reach_locks_covers_or_alarms() -> None:
     """Added phrasings stay off what the confirmation classes name: each names a domain, and
     none of lock, cover, alarm_control_panel (those keep HA's strict templates only), except
-    state questions, which only read ("do I have any unlocked doors?", issue 29), the
-    date, which reads no device, and "forget it", which does nothing."""
+    state questions, which only read ("do I have any unlocked doors?", issue 29), and HA's
+    own intents that name no device: the clock, timers and broadcasts (a voice device's),
+    "forget it" and "hello"."""
     data = yaml.safe_load((SENTENCES / "en.yaml").read_text(encoding="utf-8"))
     for name, intent in data["intents"].items():
-        if name in {"HassGetCurrentDate", "HassGetCurrentTime", "HassNevermind"}:
+        if name in ASSIST_INTENTS | {"HassNevermind", "HassRespond"}:
             continue
         for block in intent["data"]:
             if name == "HassGetState":
@@ -506,3 +508,9 @@ def test_the_weather_is_read_from_the_homes_weather_entities(home: Home) -> None
         ("get_state", {"entity_id": ["weather.home"]})
     ]
     assert calls_of("what's the weather like", home) is None  # no weather entity: the model
+    # The same for a template of ours that names the domain (reworded no-tool-4, "is it
+    # going to rain tomorrow?", in the evaluation's home, which has no weather entity).
+    assert calls_of("is it going to rain tomorrow", home) is None
+    assert calls_of("is it going to rain tomorrow", with_weather(home)) == [
+        ("get_state", {"domain": ["weather"]})
+    ]

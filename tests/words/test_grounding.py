@@ -144,7 +144,7 @@ async def test_an_asked_action_runs(ha_bridge: HaBridge) -> None:
     proposed = call("set_light", entity_id=["light.bed_light"], brightness_pct=40)
     agent = make_agent(ha_bridge, always(proposed))
     answer = await agent.handle(
-        ask("could you put the bedside lamp at forty percent", admin(ha_bridge))
+        ask("could you have the bedside lamp at forty percent", admin(ha_bridge))
     )
     assert (answer.status, answer.path) == (Status.DONE, Path.MODEL), answer
     assert answer.actions[0].outcome is Outcome.EXECUTED

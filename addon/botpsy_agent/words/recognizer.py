@@ -507,8 +507,9 @@ def _temperature(
 
 def _weather(context: Mapping[str, Any], target: Args, home: Home) -> list[tuple[str, Args]] | None:
     """ "What's the weather" reads the weather entities the principal may read; a home with
-    none goes to the model (which may know another way, or say so)."""
-    if not target and not home.by_domain.get("weather"):
+    none goes to the model (which may know another way, or say so), whether or not the
+    template named the domain."""
+    if "entity_id" not in target and not home.by_domain.get("weather"):
         return None
     return [("get_state", target or {"domain": ["weather"]})]
 
