@@ -393,15 +393,42 @@ async def test_commands_said_one_after_the_other_are_carried_out_in_turn(
     [
         # a part the fast path does not know: the model has the whole request
         "switch off the fairy lights and then tell Anna dinner is ready",
-        # a question in a compound is not a command
-        "switch off the fairy lights and then is the back door locked",
         # "and" alone joins names within one command, not commands
         "turn on the porch light and the fairy lights and then dance",
-        # a name alone is "turn it on" to HA's templates; after another command it says no way
-        "turn off the porch light and then the fairy lights",
     ],
 )
 def test_a_compound_with_a_part_it_does_not_know_goes_to_the_model(
     ha_bridge: HaBridge, text: str
 ) -> None:
     assert FastPath().recognize(text, "en", ha_bridge.index.home) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        # a question in a compound is no command of the templates'; HA's fallback reader
+        # reads both parts (D96)
+        (
+            "switch off the fairy lights and then is the back door locked",
+            [
+                ("turn_off", {"entity_id": ["switch.decorative_lights"]}),
+                ("get_state", {"entity_id": ["lock.back_door"]}),
+            ],
+        ),
+        # a name alone is "turn it on" to HA's templates; the reader carries the way over
+        (
+            "turn off the porch light and then the fairy lights",
+            [
+                ("turn_off", {"entity_id": ["light.entrance_color_white_lights"]}),
+                ("turn_off", {"entity_id": ["switch.decorative_lights"]}),
+            ],
+        ),
+    ],
+)
+def test_a_compound_the_templates_do_not_read_is_read_whole_or_not_at_all(
+    ha_bridge: HaBridge, text: str, calls: list[tuple[str, dict[str, Any]]]
+) -> None:
+    recognized = FastPath().recognize(text, "en", ha_bridge.index.home)
+    assert recognized is not None and recognized.guessed, text
+    said = [(c.name, c.model_dump(exclude_none=True, mode="json")) for c in recognized.calls]
+    assert said == calls

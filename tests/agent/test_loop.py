@@ -450,7 +450,8 @@ async def test_a_second_device_named_gets_a_second_step(ha_bridge: HaBridge) -> 
 
     planner = ScriptedPlanner(choose)
     agent = make_agent(ha_bridge, planner)
-    text = "turn on the bed light and then the kitchen lights"
+    # ("cheers": a word HA's fallback reader leaves unexplained, so the model has it)
+    text = "turn on the bed light and then the kitchen lights, cheers"
     response = await agent.handle(ask(text, admin(ha_bridge)))
     assert response.status is Status.DONE, response
     assert [a.entity_ids for a in response.actions] == [
@@ -513,7 +514,8 @@ async def test_a_second_item_listed_gets_a_second_step(ha_bridge: HaBridge) -> N
 async def test_one_device_named_and_done_ends_the_turn(ha_bridge: HaBridge) -> None:
     planner = ScriptedPlanner(lambda request: [call("turn_on", entity_id=["light.bed_light"])])
     agent = make_agent(ha_bridge, planner)
-    response = await agent.handle(ask("light up the bed light", admin(ha_bridge)))
+    # ("cheers": a word HA's fallback reader leaves unexplained, so the model has it)
+    response = await agent.handle(ask("light up the bed light, cheers", admin(ha_bridge)))
     assert response.status is Status.DONE, response
     assert len(planner.requests) == 1, response
 

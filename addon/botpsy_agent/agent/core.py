@@ -84,6 +84,7 @@ from botpsy_agent.policy import (
 )
 from botpsy_agent.words import (
     FastPath,
+    Recognized,
     SaidValues,
     grounding,
     items_left_out,
@@ -188,9 +189,7 @@ class BotPsyAgent:
         job = Job(request, conversation, home, policy, now, Turn())
         turn = job.turn
         started = time.monotonic()
-        recognized = self._fast_path.recognize(
-            request.text, request.language, home, area_id=request.area_id
-        )
+        recognized = self._recognized(job)
         turn.timings.fast_path_ms = (time.monotonic() - started) * 1000
         if recognized is not None:
             turn.path = Path.FAST_PATH
@@ -222,6 +221,17 @@ class BotPsyAgent:
             turn.timings.checks_ms = max(0.0, spent - turn.timings.model_ms - turn.timings.ha_ms)
         self._remember(job)
         return self._respond(job)
+
+    def _recognized(self, job: Job) -> Recognized | None:
+        """What the fast path understood; a guess of HA's fallback reader only where the
+        words ask for every call it makes (the model has the rest)."""
+        request = job.request
+        recognized = self._fast_path.recognize(
+            request.text, request.language, job.home, area_id=request.area_id
+        )
+        if recognized is None or not recognized.guessed:
+            return recognized
+        return recognized if self._pipeline.guess_kept(recognized.calls, job) else None
 
     # --- the model loop ------------------------------------------------------------------------
 

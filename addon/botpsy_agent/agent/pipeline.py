@@ -11,6 +11,7 @@ answer is said once, from the finished turn (`agent/answer.py`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -48,7 +49,14 @@ from botpsy_agent.agent.turn import (
     report_of,
 )
 from botpsy_agent.ha import ActionStatus, Execution, ExecutionKey, HaError, NotRunHere, call_digest
-from botpsy_agent.home import Entity, Home, ResolutionError, ResolvedCall, resolve_call
+from botpsy_agent.home import (
+    Entity,
+    EntityFilter,
+    Home,
+    ResolutionError,
+    ResolvedCall,
+    resolve_call,
+)
 from botpsy_agent.llm.planning import Offer, RejectedCall
 from botpsy_agent.policy import (
     Allow,
@@ -62,10 +70,12 @@ from botpsy_agent.policy import (
 )
 from botpsy_agent.words import (
     CallProblem,
+    SaidValues,
     check_call,
     corrected_call,
     find_spoken_times,
     grounding,
+    said_values,
     spans_of_content,
     unknown_device,
     unknown_reading,
@@ -117,23 +127,86 @@ class Job:
         """The request's words (or `text`, a part of them) and this conversation's
         referents, for grounding."""
         request = self.request
-        text = request.text if text is None else text
-        return grounding.Request(
-            text,
+        return words_of(
+            request.text if text is None else text,
             request.language,
-            frozenset(self.conversation.last_targets),
-            frozenset(self.conversation.last_tools),
-            request.area_id,
-            content=self._content_of(text),
-            spoken_times=find_spoken_times(text, self.now, request.language),
+            self.home,
+            self.now,
+            referents=frozenset(self.conversation.last_targets),
+            referent_tools=frozenset(self.conversation.last_tools),
+            area_id=request.area_id,
         )
 
-    def _content_of(self, text: str) -> tuple[str, ...]:
-        """What a message, reminder or list item says in `text` (English shapes only)."""
-        if not self.language.lower().startswith("en"):
-            return ()
-        recipients = recipient_names(self.home, self.home.by_domain.get("notify", ()))
-        return spans_of_content(text, recipients)
+
+def words_of(
+    text: str,
+    language: str,
+    home: Home,
+    now: datetime,
+    *,
+    referents: frozenset[str] = frozenset(),
+    referent_tools: frozenset[str] = frozenset(),
+    area_id: str | None = None,
+) -> grounding.Request:
+    """Words prepared for grounding: what a message, reminder or list item says in them
+    (English shapes only) and the times they say, read against `now`."""
+    content: tuple[str, ...] = ()
+    if language.lower().startswith("en"):
+        recipients = recipient_names(home, home.by_domain.get("notify", ()))
+        content = spans_of_content(text, recipients)
+    return grounding.Request(
+        text,
+        language,
+        referents,
+        referent_tools,
+        area_id,
+        content=content,
+        spoken_times=find_spoken_times(text, now, language),
+    )
+
+
+def guess_kept(
+    calls: tuple[Tool, ...],
+    words: grounding.Request,
+    home: Home,
+    usable_for: Callable[[Tool], EntityFilter],
+    now: datetime,
+) -> bool:
+    """Whether a guess of HA's fallback reader (`Recognized.guessed`) is what the words ask
+    for, as a model's calls must be: every call resolved in the principal's scope
+    (`usable_for`), grounded, with no problem the checks see, and every value said carried
+    by a call (the reader may read "blue, 20 percent" and keep only the 20). Words that could
+    change what was asked (a "don't", a message or reminder, a time, a duration or a step)
+    leave it to the model."""
+    if words.content or words.spoken_times or grounding.negates_any(words):
+        return False
+    if not _carries_values_said(calls, said_values(words, now)):
+        return False
+    for call in calls:
+        try:
+            resolved = resolve_call(home, call, MappingContext(now), usable_for(call))
+        except ResolutionError:
+            return False
+        if grounding.check(resolved, words, home) is not grounding.Verdict.GROUNDED:
+            return False
+        if check_call(call, words.text, now, words.language, home) is not None:
+            return False
+    return True
+
+
+def _carries_values_said(calls: tuple[Tool, ...], said: SaidValues) -> bool:
+    if said.steps or said.minutes or said.days:
+        return False
+    carried = [call.model_dump(exclude_none=True, mode="json") for call in calls]
+    numbers = {float(v) for args in carried for v in args.values() if _is_number(v)}
+    colours = {str(args.get("color_name", "")).casefold() for args in carried}
+    return all(
+        float(level) in numbers for level in (*said.levels, *said.degrees, *said.whites)
+    ) and all(colour.casefold() in colours for colour in said.colours)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 ENDS_TURN = frozenset({Status.NEEDS_CONFIRMATION, Status.NEEDS_CLARIFICATION, Status.REFUSED})
@@ -217,6 +290,15 @@ class CallPipeline:
                 {"error": {"code": err.code, "message": err.message}},
             )
         return await self.decide(report_of(resolved), resolved, job, words)
+
+    @staticmethod
+    def guess_kept(calls: tuple[Tool, ...], job: Job) -> bool:
+        """See `guess_kept`, in the job's principal's scope."""
+
+        def usable(call: Tool) -> EntityFilter:
+            return usable_filter(job.policy, job.request.principal, call, job.now)
+
+        return guess_kept(calls, job.words(), job.home, usable, job.now)
 
     async def decide(
         self,

@@ -25,7 +25,7 @@ from botpsy_agent.words.grounding_words import (
     KINDS,
     REFERRING,
 )
-from botpsy_agent.words.recognizer import FastPath, StateQuestion
+from botpsy_agent.words.recognizer import FastPath, Recognized, StateQuestion
 from botpsy_agent.words.said_off import said_off_then_asked
 from botpsy_agent.words.spoken_time import find_spoken_times, say_clock, say_when
 from botpsy_agent.words.unknown_device import unknown_device, unknown_reading
@@ -55,6 +55,7 @@ __all__ = [
     "CallProblem",
     "FastPath",
     "Quantity",
+    "Recognized",
     "Request",
     "SaidValues",
     "StateQuestion",

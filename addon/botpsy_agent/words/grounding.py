@@ -828,13 +828,13 @@ def _places_said(request: Request, home: Home) -> list[Area | Floor]:
 def heaters_asked(request: Request, home: Home) -> frozenset[str]:
     """The heaters a request for warmth in rooms without a thermostat asks to switch on
     (`heating.py`)."""
-    if request.is_question or _negates_any(request):
+    if request.is_question or negates_any(request):
         return frozenset()  # "… but don't turn the heater on": nothing is guessed at
     areas = [p.area_id for p in _places_said(request, home) if isinstance(p, Area)]
     return heating.heaters_asked(home, areas, request.text, request.language)
 
 
-def _negates_any(request: Request) -> bool:
+def negates_any(request: Request) -> bool:
     said = negation.affirmed(request.text, request.word_language)
     return len(said.split()) < len(request.text.split())
 

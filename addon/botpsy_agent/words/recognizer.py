@@ -21,7 +21,7 @@ from home_assistant_intents import get_intents
 import yaml
 
 from botpsy_agent.home import Home
-from botpsy_agent.words import fuzzy
+from botpsy_agent.words import fuzzy, guess
 from botpsy_agent.words.assist import ASSIST_INTENTS, FREE_TEXT, assist_call, respond_text
 from tool_schemas.base import Access, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
@@ -62,6 +62,9 @@ class Recognized:
     """For value questions ("what is the temperature in the living room?"): the quantity
     asked, said from the states read (`temperature`: a thermostat's current temperature,
     not its mode; `setpoint`: the temperature it is set to)."""
+    guessed: bool = False
+    """Read by HA's fallback reader, not a template (`guess`): carried out only if the
+    request's words ask for every call, as a model's calls are."""
     bare: bool = False
     """The sentence was a name and nothing else ("the kitchen lights"), which HA's templates
     read as turning it on: alone it is a command, after another it is not ("turn off the TV
@@ -140,6 +143,7 @@ class FastPath:
         self._slots_key = ""
         self._slots: dict[str, SlotList] = {}
         self._names: dict[str, tuple[str, ...]] = {}
+        self._reader = guess.Reader()
 
     def prepare(self, home: Home, languages: Iterable[str] = ()) -> None:
         """Load the languages' intents, read their templates and build the home's name
@@ -149,6 +153,8 @@ class FastPath:
         self._names_of(home)
         for language in languages:
             base = language.split("-", maxsplit=1)[0].lower()
+            if base == guess.LANGUAGE:
+                self._reader.prepare(home)
             intents = _intents(base)
             if intents is not None and base not in _TRIED:
                 recognize_best(_PROBE, intents, slot_lists=self._slots, language=base)
@@ -181,10 +187,29 @@ class FastPath:
         calls: list[Tool] = []
         for part in parts:
             found = self._one(part.strip(" ,.;"), language, home, area_id)
-            if found is None or not found.calls or found.bare or not _plain_command(found):
+            if (
+                found is None
+                or not found.calls
+                or found.bare
+                or found.guessed  # a part's guess is not checked as a whole request's is
+                or not _plain_command(found)
+            ):
                 return None
             calls.extend(found.calls)
         return Recognized("in_turn", tuple(calls))
+
+    def _said_names(self, text: str, home: Home) -> frozenset[str]:
+        """The entities whose own name or alias the sentence says, word for word; a name that
+        is also a room's or a floor's (a speaker called "Kitchen") names the place."""
+        said = f" {_spoken(text)} "
+        places = {_spoken(n) for a in home.areas.values() for n in (a.name, *a.aliases)}
+        places |= {_spoken(n) for f in home.floors.values() for n in (f.name, *f.aliases)}
+        return frozenset(
+            entity_id
+            for name, ids in self._names.items()
+            if name not in places and f" {name} " in said
+            for entity_id in ids
+        )
 
     def _one(self, text: str, language: str, home: Home, area_id: str | None) -> Recognized | None:
         intents = _intents(language.split("-", maxsplit=1)[0].lower())
@@ -195,16 +220,51 @@ class FastPath:
         if recognized is not None:
             return recognized
         mended = fuzzy.mend(text, language, home)
-        if mended is None:
+        if mended is not None:
+            recognized = self._strict(mended, intents, language, home, area_id)
+            if (
+                recognized is not None
+                and recognized.calls
+                and all(_mendable(call) for call in recognized.calls)
+            ):
+                return replace(recognized, mended=mended)
+        return self._guessed(text, language, home, area_id)
+
+    def _guessed(
+        self, text: str, language: str, home: Home, area_id: str | None
+    ) -> Recognized | None:
+        """HA's fallback reader's commands (`guess`), as calls on harmless kinds of device or
+        reads only: a guess never opens, unlocks, sends or deletes (the model asks)."""
+        if language.split("-", maxsplit=1)[0].lower() != guess.LANGUAGE:
             return None
-        recognized = self._strict(mended, intents, language, home, area_id)
+        frames = self._reader.frames(text, home, area_id)
+        if not frames:
+            return None
+        calls: list[Tool] = []
+        for frame in frames:
+            made = _frame_calls(frame, home)
+            if made is None:
+                return None
+            calls.extend(made)
+        if not all(call.access is Access.READ or _mendable(call) for call in calls):
+            return None
+        if not self._said_names(text, home) <= _touched(calls, home):
+            # "turn off the porch light and then the fairy lights" read as the porch light
+            # only; "the lamp in the hall", with no lamp there, as the hall's lights
+            return None
+        first = frames[0]
+        question = None
         if (
-            recognized is None
-            or not recognized.calls
-            or not all(_mendable(call) for call in recognized.calls)
+            len(frames) == 1
+            and first.intent == "HassGetState"
+            and first.response_key in QUESTION_KINDS
+            and isinstance(first.slots.get("state"), str)
         ):
-            return None  # a guess never opens, unlocks, sends or deletes: the model asks
-        return replace(recognized, mended=mended)
+            question = StateQuestion(first.response_key, first.slots["state"])
+        reading = READINGS.get(first.intent) if len(frames) == 1 else None
+        return Recognized(
+            first.intent, tuple(calls), question=question, reading=reading, guessed=True
+        )
 
     def _strict(
         self, text: str, intents: Intents, language: str, home: Home, area_id: str | None
@@ -295,6 +355,51 @@ class FastPath:
             here = [e for e in candidates if e.area_id == area_id]
             candidates = here or candidates
         return (candidates[0].entity_id,) if len(candidates) == 1 else ()
+
+
+def _frame_calls(frame: guess.Frame, home: Home) -> tuple[Tool, ...] | None:
+    """The typed calls of one command HA's fallback reader read, as a template's would be;
+    None for what only templates map (HA's own intents, a target it did not find)."""
+    build = INTENT_CALLS.get(frame.intent)
+    if build is None or frame.intent in ASSIST_INTENTS:
+        return None
+    slots = frame.slots
+    name = slots.get("name")
+    named = (name,) if isinstance(name, str) and name in home.entities else None
+    if name is not None and named is None:
+        return None
+    target = _target(named, slots, slots, home)
+    if target is None and frame.intent not in NO_TARGET_INTENTS:
+        return None
+    try:
+        raw = build(slots, target or {}, home)
+        if raw is None:
+            return None
+        return tuple(parse_tool_call(tool, args) for tool, args in raw)
+    except KeyError, TypeError, ValueError, ToolCallError:
+        return None
+
+
+def _touched(calls: Iterable[Tool], home: Home) -> frozenset[str]:
+    """Every entity the calls' targets take in: those named, and a place's or the home's
+    devices of the calls' domains."""
+    touched: set[str] = set()
+    for call in calls:
+        spec = call.target_fields()
+        if spec is None:
+            continue
+        touched.update(spec.entity_id or ())
+        places = [*(spec.area_id or ()), *(spec.floor_id or ())]
+        if spec.entity_id and not places:
+            continue
+        members = (
+            {e for p in places for e in (*home.by_area.get(p, ()), *home.by_floor.get(p, ()))}
+            if places
+            else set(home.entities)
+        )
+        domains = set(spec.domain or ())
+        touched.update(e for e in members if not domains or e.split(".", 1)[0] in domains)
+    return frozenset(touched)
 
 
 def _native(result: RecognizeResult, language: str) -> Recognized | None:
