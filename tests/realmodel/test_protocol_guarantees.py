@@ -145,7 +145,7 @@ REQUESTS = (
     ),
     request("the living room feels too cold", "relative", "climate.heatpump", right=warmer),
     request(
-        "could you put the fairy lights on for me",
+        "the fairy lights, could you put them on for me",
         "device",
         "switch.decorative_lights",
         right=state_is("switch.decorative_lights", "on"),
