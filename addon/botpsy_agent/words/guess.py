@@ -20,14 +20,14 @@ from typing import Any
 from gazetteer_matcher import GazetteerMatcher, Home as Gazetteer
 
 from botpsy_agent.home import Home
+from botpsy_agent.words import fuzzy
 
 LANGUAGE = "en"
 
 FILLERS = frozenset(
     {
-        # the mended sentence's fillers (fuzzy.FILLERS), word by word
-        *("please", "thanks", "thank", "you", "for", "me", "right", "now", "kindly", "just"),
-        *("quickly", "hey", "ok", "okay", "could", "can", "would"),
+        # the fillers a mended sentence drops, word by word
+        *(word for phrase in fuzzy.FILLERS[LANGUAGE] for word in phrase.split()),
         # "I want the … on", "I need a timer for 15 minutes" (bench dev part)
         *("i", "we", "want", "need", "the", "my", "our", "a"),
     }
