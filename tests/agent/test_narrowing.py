@@ -394,6 +394,10 @@ def test_all_day_or_a_time_of_day_chooses_the_events_shape() -> None:
     # The title is the code's span (D68): no description or location beside it (D91).
     allday = _narrowed("put grandma's birthday on the calendar on Friday, all day")
     assert allday["create_event"]["x-shapes"] == ["calendar_id, summary, start_date, days"]
+    # reworded calendar-create-allday~r3: all day (its title is the model's to write here)
+    whole = _narrowed("Friday is grandma's birthday, mark it on the calendar as a whole-day event")
+    [shape] = whole["create_event"]["x-shapes"]
+    assert shape.startswith("calendar_id, summary, start_date, days"), shape
     timed = _narrowed("add swimming to the family calendar on Saturday at 10 for an hour")
     assert timed["create_event"]["x-shapes"] == ["calendar_id, summary, start, minutes"]
     assert _properties(timed["create_event"])["minutes"]["enum"] == [60]

@@ -419,7 +419,8 @@ on the calendar for 11 tomorrow morning" (reworded calendar-create-tomorrow~r3: 
 models posted a notification of the whole request)."""
 
 ALL_DAY: Mapping[str, tuple[str, ...]] = {
-    "en": ("all day", "all-day", "whole day", "full day"),
+    # reworded calendar-create-allday~r3: "… mark it on the calendar as a whole-day event"
+    "en": ("all day", "all-day", "whole day", "whole-day", "full day", "full-day"),
     "ko": ("하루 종일", "종일"),
     "id": ("seharian", "sepanjang hari", "sehari penuh"),
 }
