@@ -773,6 +773,7 @@ def test_a_cancelled_event_is_asked_to_be_deleted() -> None:
         ("pop it on the family calendar please", "create_event"),
         ("mark it on the calendar as a whole-day event", "create_event"),
         ("could you pop some bread on there too", "add_todo_item"),
+        ("stick butter on there as well", "add_todo_item"),  # reworded followup-list-add~r3
         ("do I have time tomorrow at 3 in the afternoon?", "check_free_busy"),
     ],
 )

@@ -222,6 +222,7 @@ KINDS: WordTable = {
             "remember",
             "get",
             "pop",  # "could you pop them on the shopping list" (reworded todo-note-two~r3)
+            "stick",  # "stick butter on there as well" (reworded followup-list-add~r3)
         ),
         "complete_todo_item": (
             "done",
