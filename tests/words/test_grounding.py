@@ -774,9 +774,10 @@ def test_a_cancelled_event_is_asked_to_be_deleted() -> None:
         ("mark it on the calendar as a whole-day event", "create_event"),
         ("could you pop some bread on there too", "add_todo_item"),
         ("stick butter on there as well", "add_todo_item"),  # reworded followup-list-add~r3
+        ("can we make that 6pm", "update_event"),  # reworded followup-piano-move~r3
         ("do I have time tomorrow at 3 in the afternoon?", "check_free_busy"),
     ],
 )
 def test_everyday_verbs_name_their_kind(text: str, kind: str) -> None:
-    kinds = ("create_event", "add_todo_item", "check_free_busy", "turn_on")
+    kinds = ("create_event", "add_todo_item", "check_free_busy", "turn_on", "update_event")
     assert kind in (grounding.asked_kinds(grounding.Request(text, "en"), kinds) or ())

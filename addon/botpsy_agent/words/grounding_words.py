@@ -179,6 +179,7 @@ KINDS: WordTable = {
             "earlier",
             "later",
             "instead",  # "make it 6pm instead" (dev, reworded followup-piano-move)
+            "make that",  # "can we make that 6pm" (reworded followup-piano-move~r3)
         ),
         "delete_event": (
             "delete",
