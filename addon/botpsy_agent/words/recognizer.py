@@ -20,7 +20,7 @@ from hassil import Intents, RecognizeResult, SlotList, TextSlotList, recognize_b
 from home_assistant_intents import get_intents
 import yaml
 
-from botpsy_agent.home import Home
+from botpsy_agent.home import Home, ResolutionError, resolve_targets
 from botpsy_agent.words import fuzzy, guess
 from botpsy_agent.words.assist import ASSIST_INTENTS, FREE_TEXT, assist_call, respond_text
 from tool_schemas.base import Access, Tool
@@ -248,7 +248,8 @@ class FastPath:
             calls.extend(made)
         if not all(call.access is Access.READ or _mendable(call) for call in calls):
             return None
-        if not self._said_names(text, home) <= _touched(calls, home):
+        touched = _touched(calls, home)
+        if touched is None or not self._said_names(text, home) <= touched:
             # "turn off the porch light and then the fairy lights" read as the porch light
             # only; "the lamp in the hall", with no lamp there, as the hall's lights
             return None
@@ -380,26 +381,12 @@ def _frame_calls(frame: guess.Frame, home: Home) -> tuple[Tool, ...] | None:
         return None
 
 
-def _touched(calls: Iterable[Tool], home: Home) -> frozenset[str]:
-    """Every entity the calls' targets take in: those named, and a place's or the home's
-    devices of the calls' domains."""
-    touched: set[str] = set()
-    for call in calls:
-        spec = call.target_fields()
-        if spec is None:
-            continue
-        touched.update(spec.entity_id or ())
-        places = [*(spec.area_id or ()), *(spec.floor_id or ())]
-        if spec.entity_id and not places:
-            continue
-        members = (
-            {e for p in places for e in (*home.by_area.get(p, ()), *home.by_floor.get(p, ()))}
-            if places
-            else set(home.entities)
-        )
-        domains = set(spec.domain or ())
-        touched.update(e for e in members if not domains or e.split(".", 1)[0] in domains)
-    return frozenset(touched)
+def _touched(calls: Iterable[Tool], home: Home) -> frozenset[str] | None:
+    """Every entity the calls' targets take in, as they resolve (None if one does not)."""
+    try:
+        return frozenset(e.entity_id for call in calls for e in resolve_targets(home, call))
+    except ResolutionError:
+        return None
 
 
 def _native(result: RecognizeResult, language: str) -> Recognized | None:
