@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from botpsy_agent.home.model import Area, Entity, Home
-from botpsy_agent.words import fuzzy
+from botpsy_agent.words import fuzzy, guess
 from botpsy_agent.words.recognizer import FastPath
 from tests.ha_bridge import HaBridge
 
@@ -91,3 +91,22 @@ def test_a_room_and_a_word_of_the_homes_names_is_not_mended_into_a_name() -> Non
     assert (
         fuzzy.mend("마당 잔디 조멍 켜줘", "ko", home) == "마당 잔디 조명 켜줘"
     )  # misspelt: mended
+
+
+@pytest.mark.parametrize(
+    ("said", "misspelt"),
+    [
+        ("I need the lights on in the office", "I need the lights on in the ofice"),
+        ("I need the bed light on", "I need the bedd light on"),
+        ("did I leave the bed light on", "did I leave the bed lihgt on"),
+        ("switch the bed light off and the AC on", "swich the bed light off and the AC on"),
+    ],
+)
+async def test_the_fallback_reader_reads_words_only_as_said(
+    home: Home, said: str, misspelt: str
+) -> None:
+    # HA's reader (D96) guesses at a sentence; a misspelling is ours to mend, not a second
+    # guess of the reader's
+    reader = guess.Reader()
+    assert reader.frames(said, home, None)
+    assert reader.frames(misspelt, home, None) is None
