@@ -4,6 +4,8 @@ never acts on a lock, a cover or anything but a harmless device."""
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
+from random import Random
 from typing import Any
 
 import pytest
@@ -110,3 +112,29 @@ async def test_the_fallback_reader_reads_words_only_as_said(
     reader = guess.Reader()
     assert reader.frames(said, home, None)
     assert reader.frames(misspelt, home, None) is None
+
+
+def test_the_quick_bounds_never_rule_out_a_close_name(home: Home) -> None:
+    # The mend compares a run with a name only past two cheap bounds on difflib's ratio;
+    # a bound that were wrong would miss a misspelling difflib itself finds close.
+    names = fuzzy._home_names(home)
+    random = Random(29)
+    tried = found = 0
+    for by_length in names.by_size.values():
+        for name in (n.text for group in by_length.values() for n in group):
+            for _ in range(6):
+                letters = list(name)
+                spot = random.randrange(len(letters))
+                letters[spot : spot + random.choice((0, 1, 2))] = random.choice(("", "e", "ie"))
+                run = "".join(letters)
+                close = [
+                    n.text
+                    for length, group in by_length.items()
+                    if abs(len(run) - length) <= max(length // 5, 1)
+                    for n in group
+                    if SequenceMatcher(None, run, n.text).ratio() >= fuzzy.NAME_SIMILARITY
+                ]
+                expected = close[0] if len(close) == 1 else None
+                assert fuzzy._the_close_name(run, by_length) == expected, (run, close)
+                tried, found = tried + 1, found + (expected is not None)
+    assert tried > 100 and found > tried // 4  # mostly mendable misspellings were tried

@@ -19,6 +19,7 @@ guess never opens a door or sends a message. Those go to the model, as before.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -75,15 +76,27 @@ def _without_fillers(words: list[str], fillers: Iterable[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class _Name:
+    """One of the home's names, with what comparing a word run to it needs."""
+
+    text: str
+    letters: dict[str, int]
+    mask: int
+    matcher: SequenceMatcher[str]
+    """A matcher that has read the name already (its index of a name cost more than the
+    comparison, once per name and run)."""
+
+
+@dataclass(frozen=True)
 class _Names:
     """The home's names as they are compared, worked out once per set of names."""
 
     exact: frozenset[str]
     known: frozenset[str]
     """Every word of a name: a run of these alone is no misspelling."""
-    by_size: dict[int, tuple[tuple[str, SequenceMatcher[str]], ...]]
-    """Names by their number of words, each with a matcher that has read it already (the
-    matcher's index of a name cost more than the comparison, once per name and run)."""
+    by_size: dict[int, dict[int, tuple[_Name, ...]]]
+    """Names by their number of words, then by their number of characters: a run is
+    compared only with names about as long as itself."""
 
 
 _NAMES: dict[str, _Names] = {}
@@ -105,14 +118,18 @@ def _names_of(home: Home) -> _Names:
         *(n for f in home.floors.values() for n in (f.name, *f.aliases)),
     }
     names = [tuple(_words(n)) for n in sorted(spoken) if len(n.strip()) >= MIN_NAME_CHARS]
-    by_size: dict[int, list[tuple[str, SequenceMatcher[str]]]] = {}
+    by_size: dict[int, dict[int, list[_Name]]] = {}
     for name in names:
         joined = " ".join(name)
-        by_size.setdefault(len(name), []).append((joined, SequenceMatcher(None, "", joined)))
+        found = _Name(joined, Counter(joined), _mask(joined), SequenceMatcher(None, "", joined))
+        by_size.setdefault(len(name), {}).setdefault(len(joined), []).append(found)
     return _Names(
         exact=frozenset(" ".join(n) for n in names),
         known=frozenset(word for name in names for word in name),
-        by_size={size: tuple(found) for size, found in by_size.items()},
+        by_size={
+            size: {length: tuple(found) for length, found in by_length.items()}
+            for size, by_length in by_size.items()
+        },
     )
 
 
@@ -125,15 +142,47 @@ def _names_mended(words: list[str], names: _Names) -> list[str]:
         while i + size <= len(out):
             run = " ".join(out[i : i + size])
             if run not in names.exact and not names.known.issuperset(out[i : i + size]):
-                close = [n for n, matcher in names.by_size[size] if _close(run, n, matcher)]
-                if len(close) == 1:
-                    out[i : i + size] = close[0].split()
+                close = _the_close_name(run, names.by_size[size])
+                if close is not None:
+                    out[i : i + size] = close.split()
             i += 1
     return out
 
 
-def _close(run: str, name: str, matcher: SequenceMatcher[str]) -> bool:
-    if abs(len(run) - len(name)) > max(len(name) // 5, 1):
-        return False  # too long or short to be within the ratio: skip the comparison
-    matcher.set_seq1(run)
-    return matcher.quick_ratio() >= NAME_SIMILARITY and matcher.ratio() >= NAME_SIMILARITY
+def _the_close_name(run: str, by_length: dict[int, tuple[_Name, ...]]) -> str | None:
+    """The one name close to `run`; None when none is, or more than one."""
+    letters, mask = Counter(run), _mask(run)
+    found = None
+    for length, candidates in by_length.items():
+        if abs(len(run) - length) > max(length // 5, 1):
+            continue  # too long or short to be within the ratio: skip the comparisons
+        size = len(run) + length  # difflib's ratio is 2 * matches / size
+        for name in candidates:
+            # a bound first: each letter one has and the other lacks cannot match (from bit
+            # masks, cheap), then difflib's quick_ratio and ratio
+            most = min(
+                len(run) - (mask & ~name.mask).bit_count(),
+                length - (name.mask & ~mask).bit_count(),
+            )
+            if 2.0 * most / size < NAME_SIMILARITY or not _close(run, letters, size, name):
+                continue
+            if found is not None:
+                return None
+            found = name.text
+    return found
+
+
+def _close(run: str, letters: Counter[str], size: int, name: _Name) -> bool:
+    shared = sum(min(count, name.letters.get(letter, 0)) for letter, count in letters.items())
+    if 2.0 * shared / size < NAME_SIMILARITY:  # difflib's quick_ratio, letters counted once
+        return False
+    name.matcher.set_seq1(run)
+    return name.matcher.ratio() >= NAME_SIMILARITY
+
+
+def _mask(text: str) -> int:
+    """A bit for each letter `text` has (letters may share a bit: it only weakens a bound)."""
+    bits = 0
+    for letter in text:
+        bits |= 1 << (ord(letter) & 127)
+    return bits
