@@ -18,8 +18,8 @@ accepts the others ("the living room temperature" may be the sensor of that name
 Every family's templates alternate between a dev part (the first, third, … template) and a
 held-out part (the second, fourth, …): word lists of the fast path may change only from
 misses of the dev part (bench/results say which part each figure is from). Templates written
-in a later round (`added:`) say their part (`part: dev` or `held_out`) and are numbered after
-all the first ones, so the first round's sentences keep the things they are said with.
+in a later round (`added:`, then `added_3:`, …) say their part (`part: dev` or `held_out`) and
+are numbered after all the rounds before, so their sentences keep the things they are said with.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ from bench.coverage.home import FLOORS, ROOMS, Thing, area_name, floor_name, thi
 FOLDER = Path(__file__).parent / "sentences"
 LANGUAGES = ("en", "ko", "id")
 DEV, HELD_OUT = "dev", "held_out"
+LATER_ROUND = re.compile(r"added(_\d+)?")
+"""The keys of later rounds of templates: each says its templates' parts."""
 PER_TEMPLATE = 2
 """How many things (or rooms) each template is said with."""
 
@@ -107,7 +109,10 @@ def templates(language: str) -> tuple[Template, ...]:
     for family, entries in data["families"].items():
         for place, entry in enumerate(entries):
             out.append(_template(entry, family, HELD_OUT if place % 2 else DEV, len(out)))
-    for family, entries in (data.get("added") or {}).items():
+    # later rounds, in the file's order ("added", "added_3", …): each only appends, so the
+    # sentences of the rounds before keep their numbers, and so their things
+    rounds = [key for key in data if LATER_ROUND.fullmatch(key)]
+    for family, entries in (e for key in rounds for e in data[key].items()):
         if family not in data["families"]:
             raise ValueError(f"{language}: added templates of an unknown family {family!r}")
         for entry in entries:

@@ -41,15 +41,18 @@ def test_each_family_has_a_dev_and_a_held_out_part(language: str) -> None:
         assert parts[DEV] - parts[HELD_OUT] in {0, 1}, family
 
 
-def test_added_templates_keep_their_part_and_the_first_round_its_things() -> None:
+def test_added_templates_keep_their_part_and_the_rounds_before_their_things() -> None:
     data = yaml.safe_load((FOLDER / "en.yaml").read_text(encoding="utf-8"))
     first = [e["say"] for entries in data["families"].values() for e in entries]
-    added = [e for entries in data["added"].values() for e in entries]
-    assert added, "the English file has a second round"
+    second = [e for entries in data["added"].values() for e in entries]
+    third = [e for entries in data["added_3"].values() for e in entries]
+    assert second and third, "the English file has a second and a third round"
     said = templates("en")
     assert [t.say for t in said[: len(first)]] == first
-    assert [t.number for t in said[: len(first)]] == list(range(len(first)))
-    assert [t.split for t in said[len(first) :]] == [e["part"] for e in added]
+    assert [t.number for t in said] == list(range(len(said)))
+    # each round after the ones before it, in its own order: a new round moves no sentence
+    later = said[len(first) :]
+    assert [(t.say, t.split) for t in later] == [(e["say"], e["part"]) for e in second + third]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
