@@ -65,6 +65,7 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
         ("add it please", None),
         ("add a 30 minute vet visit in three days' time at 9:30 am", "Vet visit"),
         ("set a reminder for 7 tomorrow morning to feed the cat", "Feed the cat"),
+        ("I need a reminder at 7 o'clock tomorrow morning to feed the cat", "Feed the cat"),
         # dev, reworded calendar-create-allday: the 0.5B's title ran on, "birthday birthday …"
         ("could you make an all day entry on Friday for grandma's birthday", "Grandma's birthday"),
         ("add an event for 3 pm tomorrow", None),
@@ -337,6 +338,11 @@ async def test_what_is_needed_is_added_once_in_the_requests_words(
             ("turn on the coffee machine",),
         ),
         ("add a reminder to the calendar for 7 to call mum", ("call mum",)),
+        # reworded calendar-reminder-names-a-device~r4: the 0.5B switched the machine on
+        (
+            "I need a reminder at 7 o'clock tomorrow morning to switch on the coffee machine",
+            ("switch on the coffee machine",),
+        ),
         (
             "send Sam a message to open the bedroom blinds when he wakes up",
             ("open the bedroom blinds when he wakes up",),

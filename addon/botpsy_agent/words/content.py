@@ -43,11 +43,12 @@ _NEEDED = re.compile(
     r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
 )
 _REMINDER = re.compile(
-    r"\b(?:remind\s+(?:me|us)|(?:set|add|create|make|put\s+in)\s+(?:up\s+)?an?\s+reminder)\b"
+    r"\b(?:remind\s+(?:me|us)|an?\s+reminder)\b"
     rf"(?P<rest>.*?)\bto\s+(?!{_CALENDAR}\b)(?P<what>.+)$"
 )
-"""'remind me on Friday to …', 'set a reminder for 7 tomorrow morning to …' (dev, reworded
-calendar-reminder-names-a-device: the 0.5B switched the coffee machine on)."""
+"""'remind me on Friday to …', 'set a reminder for 7 tomorrow morning to …', 'I need a
+reminder at 7 … to …', whatever the verb (dev, reworded calendar-reminder-names-a-device,
+~r4 too: the 0.5B switched the coffee machine on)."""
 _EVENT = re.compile(
     r"\b(?:add|put|schedule|book in|plan|create)\s+(?P<what>.+?)"
     rf"(?:\s+(?:to|on|in|into)\s+{_CALENDAR}\b(?P<tail>.*))?$"
