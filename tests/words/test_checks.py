@@ -618,6 +618,8 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ("the kids room fan is a bit much, can you slow it down", Quantity.SPEED, -1),
         ("I'd like more air from the bedroom fan", Quantity.SPEED, 1),
         ("hmm, bump it up by one", Quantity.ANY, 1),
+        # reworded ~r4, a fourth wording
+        ("it's stuffy in the kids room, take the thermostat down by a degree", Quantity.ANY, -1),
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:
@@ -640,6 +642,15 @@ def test_a_lamp_brought_down_is_dimmed_not_brightened() -> None:
     text = "the living room lamp is a bit bright, bring it down a touch"
     problem = check(light(entity_id=["light.kitchen"], brightness_step_pct=20), text)
     assert problem is not None and problem.direction == -1
+
+
+def test_a_thermostat_taken_down_by_a_degree_is_not_stepped_up() -> None:
+    # reworded cooler-kids-room~r4: the 0.5B stepped it up by one, and it ran
+    text = "it's stuffy in the kids room, take the thermostat down by a degree"
+    call = tool("set_climate", entity_id=["climate.living_room"], temperature_step=1)
+    problem = check(call, text)
+    assert problem is not None and problem.code == "wrong_direction"
+    assert problem.direction == -1
 
 
 def test_the_wrong_way_names_the_device() -> None:

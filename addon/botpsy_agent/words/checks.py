@@ -467,6 +467,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             (
                 *("turn up", "turn it up", "increase", "raise the", "raise it", "crank up", "more"),
                 *("bump it up", "bump up"),  # reworded thermostat-followup~r3
+                "up by",  # a step said with its way: "up by one"
             ),
             (Quantity.ANY, UP),
         ),
@@ -475,6 +476,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 *("turn down", "turn it down", "decrease", "lower the", "lower it", "reduce"),
                 "less",
                 *("bring it down", "bring down"),  # reworded dimmer-living-room~r3
+                # "take the thermostat down by a degree" (reworded cooler-kids-room~r4: the
+                # 0.5B stepped it up)
+                "down by",
             ),
             (Quantity.ANY, DOWN),
         ),
