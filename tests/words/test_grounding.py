@@ -766,6 +766,17 @@ def test_a_cancelled_event_is_asked_to_be_deleted() -> None:
     assert kinds == {"delete_event"}
 
 
+def test_silencing_after_a_pause_asks_to_mute_not_to_pause_again() -> None:
+    # reworded tv-volume-followup~r4: the 0.5B paused the TV again, and it ran
+    words = grounding.Request(
+        "and silence it too",
+        "en",
+        referents=frozenset({"media_player.living_room_tv"}),
+        referent_tools=frozenset({"control_media"}),
+    )
+    assert grounding.asked_kinds(words, ["control_media", "set_media", "turn_off"]) == {"set_media"}
+
+
 @pytest.mark.parametrize(
     ("text", "kind"),
     [

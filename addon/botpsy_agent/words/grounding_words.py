@@ -141,6 +141,7 @@ KINDS: WordTable = {
             "turn down",
             "set",
             "sound",  # "there's no sound from the kids speaker" (dev, reworded)
+            "silence",  # "and silence it too" (reworded tv-volume-followup~r4: paused again)
         ),
         "control_vacuum": ("vacuum", "clean", "hoover", "dock", "base", "start", "stop", "pause"),
         "activate_scene": ("scene", "activate", "mood", "set", "mode", "time"),
