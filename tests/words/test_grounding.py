@@ -766,6 +766,15 @@ def test_a_cancelled_event_is_asked_to_be_deleted() -> None:
     assert kinds == {"delete_event"}
 
 
+def test_work_to_do_is_no_list() -> None:
+    # reworded multi-study-evening~r4: "work to do" spoke of the lists, and the 0.5B ticked
+    # bread off the shopping list
+    text = "I've got work to do in the study, so put the heater on"
+    assert not grounding.speaks_of_time_or_lists(grounding.Request(text, "en"))
+    on_list = grounding.Request("add the bins to my to do list", "en")
+    assert grounding.speaks_of_time_or_lists(on_list)
+
+
 def test_silencing_after_a_pause_asks_to_mute_not_to_pause_again() -> None:
     # reworded tv-volume-followup~r4: the 0.5B paused the TV again, and it ran
     words = grounding.Request(
@@ -787,8 +796,16 @@ def test_silencing_after_a_pause_asks_to_mute_not_to_pause_again() -> None:
         ("stick butter on there as well", "add_todo_item"),  # reworded followup-list-add~r3
         ("can we make that 6pm", "update_event"),  # reworded followup-piano-move~r3
         ("do I have time tomorrow at 3 in the afternoon?", "check_free_busy"),
+        # reworded ~r4: calendar-create, -create-tomorrow, -delete, -followup
+        ("block out an hour on the family calendar for swimming at 10", "create_event"),
+        ("make a calendar entry for my haircut tomorrow, eleven a.m.", "create_event"),
+        ("please scrap the piano lesson", "delete_event"),
+        ("delay that by an hour", "update_event"),
     ],
 )
 def test_everyday_verbs_name_their_kind(text: str, kind: str) -> None:
-    kinds = ("create_event", "add_todo_item", "check_free_busy", "turn_on", "update_event")
+    kinds = (
+        *("create_event", "add_todo_item", "check_free_busy", "turn_on", "update_event"),
+        "delete_event",
+    )
     assert kind in (grounding.asked_kinds(grounding.Request(text, "en"), kinds) or ())

@@ -166,6 +166,8 @@ KINDS: WordTable = {
             # reworded calendar-create~r3, -allday~r3: "pop it on the family calendar",
             # "mark it on the calendar" (both real models read the calendar and stopped)
             *("pop", "mark it"),
+            # reworded calendar-create~r4, -tomorrow~r4: both read the calendar only
+            *("block out", "calendar entry"),
         ),
         "update_event": (
             *_CALENDAR_EN,
@@ -181,6 +183,7 @@ KINDS: WordTable = {
             "later",
             "instead",  # "make it 6pm instead" (dev, reworded followup-piano-move)
             "make that",  # "can we make that 6pm" (reworded followup-piano-move~r3)
+            "delay",  # "delay that by an hour" (reworded calendar-followup~r4: a new event)
         ),
         "delete_event": (
             "delete",
@@ -194,6 +197,7 @@ KINDS: WordTable = {
             "off the calendar",
             "take off",
             "get rid of",  # dev, reworded calendar-delete: "no tool fits"
+            "scrap",  # "please scrap the piano lesson" (reworded calendar-delete~r4)
         ),
         "send_message": (
             "tell",
@@ -220,7 +224,9 @@ KINDS: WordTable = {
             "shopping",
             "todo",
             "to-do",
-            "to do",
+            # not "to do" alone, said of work too: "I've got work to do in the study"
+            # (reworded multi-study-evening~r4: the 0.5B ticked bread off the list)
+            "to do list",
             "remember",
             "get",
             "pop",  # "could you pop them on the shopping list" (reworded todo-note-two~r3)
@@ -363,7 +369,7 @@ DOMAINS: WordTable = {
             # a reminder for me is an entry on the calendar (dev calendar-reminder-*)
             *("reminder", "remind me", "remind us"),
         ),
-        "todo": ("list", "shopping", "todo", "to-do", "to do", "groceries"),
+        "todo": ("list", "shopping", "todo", "to-do", "to do list", "groceries"),
         "notify": ("phone", "message", "text"),
         "scene": ("scene",),
         "script": ("script",),
@@ -794,7 +800,7 @@ QUESTION_WORDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "content": ("tell", "message", "text", "send", "notify", "notification", "let", "ping"),
         "recipient": ("tell", "message", "text", "send", "notify", "let", "ping", "remind"),
-        "list": ("add", "buy", "need", "put", "list", "shopping", "todo", "to-do", "to do"),
+        "list": ("add", "buy", "need", "put", "list", "shopping", "todo", "to-do", "to do list"),
     },
 }
 """Per language, what the app may ask about (`ask_user`'s `missing`) only when the request says
