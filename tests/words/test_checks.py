@@ -620,6 +620,10 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ("hmm, bump it up by one", Quantity.ANY, 1),
         # reworded ~r4, a fourth wording
         ("it's stuffy in the kids room, take the thermostat down by a degree", Quantity.ANY, -1),
+        ("it's pitch black in the hall", Quantity.BRIGHTNESS, 1),
+        ("the light's far too strong in the kids room, it's glaring", Quantity.BRIGHTNESS, -1),
+        ("the kids speaker is barely audible", Quantity.VOLUME, 1),
+        ("the kids room fan is blowing a gale, tone it down", Quantity.SPEED, -1),
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:

@@ -339,6 +339,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "can't see",
                 "cannot see",
                 "gloomy",  # reworded too-dark-kitchen~r3
+                "pitch black",  # reworded too-dark-hall~r4
             ),
             (Quantity.BRIGHTNESS, UP),
         ),
@@ -354,6 +355,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "less light",
                 "blinding",
                 "dazzling",  # reworded too-bright-kids-room~r3
+                "glaring",  # reworded too-bright-kids-room~r4
             ),
             (Quantity.BRIGHTNESS, DOWN),
         ),
@@ -411,6 +413,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "volume up",
                 "more volume",
                 "sound back",  # "get the sound back" (reworded multi-unmute-speaker~r3)
+                *("barely audible", "hardly audible"),  # reworded cannot-hear-speaker~r4
             ),
             (Quantity.VOLUME, UP),
         ),
@@ -440,6 +443,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "less air",
                 "too strong",
                 *("slow it down", "slow down"),  # reworded fan-too-strong~r3
+                "blowing a gale",  # reworded fan-too-strong~r4
             ),
             (Quantity.SPEED, DOWN),
         ),
@@ -476,6 +480,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 *("turn down", "turn it down", "decrease", "lower the", "lower it", "reduce"),
                 "less",
                 *("bring it down", "bring down"),  # reworded dimmer-living-room~r3
+                *("tone it down", "tone down"),  # reworded fan-too-strong~r4
                 # "take the thermostat down by a degree" (reworded cooler-kids-room~r4: the
                 # 0.5B stepped it up)
                 "down by",
