@@ -80,6 +80,9 @@ async def test_okay_and_another_request_is_no_yes_and_cancels_the_parked_action(
         ("en", "yes, go on", True, False),
         ("en", "on second thought, no, keep it", False, True),
         ("en", "yes, keep it", False, False),
+        # reworded calendar-delete-declined~r4: a new request, refused
+        ("en", "no thanks, I'll keep it", False, True),
+        ("en", "yes, I'll keep it", False, False),
         ("ko", "네", True, False),
         ("ko", "네 그리고 불 꺼줘", False, False),
         ("id", "ya", True, False),
