@@ -228,6 +228,83 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         "broadcast",
         {"message": "the laundry is done"},
     ),
+    # the third round's dev part (6de8184)
+    ("shut the fairy lights off please", "turn_off", {"entity_id": ["switch.decorative_lights"]}),
+    ("put all the lights on in the house", "turn_on", {"domain": ["light"]}),
+    ("shut off every upstairs light", "turn_off", {"floor_id": ["upstairs"], "domain": ["light"]}),
+    (
+        "turn the Bed Light down to 15%",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "brightness_pct": 15},
+    ),
+    (
+        "the office lights are too bright, drop them to 35%",
+        "set_light",
+        {"area_id": ["office"], "domain": ["light"], "brightness_pct": 35},
+    ),
+    (
+        "put the HeatPump on 21.5 degrees",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 21.5},
+    ),
+    (
+        "drop the HeatPump to 17 degrees",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 17.0},
+    ),
+    ("what temperature is the Ecobee set at", "get_state", {"entity_id": ["climate.ecobee"]}),
+    (
+        "put Sam's fan on 40%",
+        "set_fan",
+        {"entity_id": ["fan.percentage_full_fan"], "percentage": 40},
+    ),
+    (
+        "could you run Sam's fan at 90%",
+        "set_fan",
+        {"entity_id": ["fan.percentage_full_fan"], "percentage": 90},
+    ),
+    (
+        "bump Sam's fan up to 75 percent please",
+        "set_fan",
+        {"entity_id": ["fan.percentage_full_fan"], "percentage": 75},
+    ),
+    ("put the Walkman on mute", "set_media", {"entity_id": [WALKMAN], "mute": True}),
+    ("is the Garage Door up or down", "get_state", {"entity_id": ["cover.garage_door"]}),
+    ("is the Walkman still on", "get_state", {"entity_id": [WALKMAN]}),
+    ("are there any lights left on", "get_state", {"domain": ["light"]}),
+    (
+        "has any smoke alarm gone off",
+        "get_state",
+        {"domain": ["binary_sensor"], "device_class": ["smoke"]},
+    ),
+    (
+        "how many watts is the office using",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["power"]},
+    ),
+    (
+        "the floors are dirty, can you run the vacuum",
+        "control_vacuum",
+        {"domain": ["vacuum"], "action": "start"},
+    ),
+    (
+        "start a cleaning run with the Robot vacuum",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    ("put my timer on hold", "device_timer", {"intent": "HassPauseTimer"}),
+    (
+        "extend the timer by 6 minutes",
+        "device_timer",
+        {"intent": "HassIncreaseTimer", "minutes": 6},
+    ),
+    (
+        "announce to the whole house that dinner is ready",
+        "broadcast",
+        {"message": "dinner is ready"},
+    ),
+    ("do I need an umbrella today", "get_state", {"domain": ["weather"]}),
+    ("what's it like out there today", "get_state", {"domain": ["weather"]}),
 ]
 
 
@@ -253,7 +330,9 @@ def test_the_dev_misses_become_their_calls(
     assert calls == [(tool, arguments)]
 
 
-@pytest.mark.parametrize("text", ["forget it", "oh, ignore that", "actually, don't bother"])
+@pytest.mark.parametrize(
+    "text", ["forget it", "oh, ignore that", "actually, don't bother", "oh, don't worry about it"]
+)
 def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
     recognized = FastPath().recognize(text, "en", ha_bridge.index.home)
     assert recognized is not None and recognized.nevermind and not recognized.calls
@@ -272,6 +351,10 @@ def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge) -> None:
         # a notification to everyone is as likely meant: the model, which has that tool
         "let everyone know with a notification: plumber arriving at 3 o'clock",
         "tell everyone it's time for bed",
+        "let the whole house know dessert is ready",  # round 3, dev part: the same
+        # round 3, dev part: lights already on are to be brightened, which the model does
+        # (dev too-dark-hall), not switched on again
+        "it's too dark in the Kitchen",
         # a device of another kind than the template's
         "run the Walkman",
         "cut the Walkman",
