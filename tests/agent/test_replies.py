@@ -17,3 +17,15 @@ def test_a_question_names_each_candidate_once() -> None:
     asked = Replies(Phrasebook()).clarify("en", call, home, blinds)
     names = [home.entities[b].name for b in blinds]
     assert [asked.count(name) for name in names] == [1, 1], asked
+
+
+def test_a_calendar_asked_for_is_called_a_calendar() -> None:
+    # reworded calendar-reminder-names-a-device~r4: "Which list: Family?"
+    home = family_home()
+    calendars = sorted(e for e in home.entities if e.startswith("calendar."))
+    call = AskUser(missing="list", candidates=calendars)
+    asked = Replies(Phrasebook()).clarify("en", call, home, calendars)
+    assert asked.startswith("Which calendar: "), asked
+    lists = sorted(e for e in home.entities if e.startswith("todo."))
+    mixed = AskUser(missing="list", candidates=lists)
+    assert Replies(Phrasebook()).clarify("en", mixed, home, lists).startswith("Which list: ")

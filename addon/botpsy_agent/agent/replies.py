@@ -111,6 +111,14 @@ class Replies:
             dict.fromkeys(e for e in call.candidates or () if e in allowed and e in home.entities)
         )
         key = f"ask.{call.missing}"
+        if (
+            call.missing == "list"
+            and candidates
+            and all(e.startswith("calendar.") for e in candidates)
+        ):
+            # the calendars, offered among the lists: "Which list: Family?" (reworded
+            # calendar-reminder-names-a-device~r4) says it as what it is
+            key = "ask.calendar"
         if candidates and self.phrases.has(language, f"{key}_among"):
             names = [home.entities[e].name for e in candidates[:MAX_CANDIDATES_SPOKEN]]
             return self.phrases.say(
