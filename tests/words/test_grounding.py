@@ -19,6 +19,7 @@ from botpsy_agent.home.resolve import resolve_call
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import PlannerTurn, PlanRequest
 from botpsy_agent.words import grounding
+from botpsy_agent.words.spoken_time import find_spoken_times
 from devkit.homes import family_home
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, states
 from tests.ha_bridge import HaBridge
@@ -756,6 +757,19 @@ def test_a_note_said_to_go_on_the_calendar_is_no_notification() -> None:
     posted = call("create_notification", message=text)
     assert verdict(text, posted) is not grounding.Verdict.GROUNDED
     assert verdict("post a note that the plumber comes at 3", posted) is grounding.Verdict.GROUNDED
+
+
+def test_a_reminder_for_later_is_no_notification_now() -> None:
+    # reworded calendar-reminder-names-a-device~r4: the real 1.5B posted it to the sidebar
+    now = datetime(2026, 12, 1, 12, tzinfo=UTC)
+    text = "I need a reminder at 7 o'clock tomorrow morning to switch on the coffee machine"
+    posted = call("create_notification", message="Switch on the coffee machine at 7")
+    times = find_spoken_times(text, now, "en")
+    assert verdict(text, posted, spoken_times=times) is not grounding.Verdict.GROUNDED
+    named = "post a notification to remind everyone the bins go out at 7 tonight"
+    times = find_spoken_times(named, now, "en")
+    assert verdict(named, posted, spoken_times=times) is grounding.Verdict.GROUNDED
+    assert verdict("remind everyone to take the bins out", posted) is grounding.Verdict.GROUNDED
 
 
 def test_a_cancelled_event_is_asked_to_be_deleted() -> None:

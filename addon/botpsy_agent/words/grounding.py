@@ -75,6 +75,7 @@ from botpsy_agent.words.grounding_words import (
     QUESTION_WORDS,
     READ_OUT,
     REFERRING,
+    REMINDED_LATER,
     SETTING_OF_DOMAIN,
     THAT_OPENS_A_CLAUSE,
     WATCHING,
@@ -311,7 +312,9 @@ def check(
 
 def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
     call, language = resolved.call, request.word_language
-    if isinstance(call, CreateNotification) and request.says_any(NOTED_ELSEWHERE.get(language, ())):
+    if isinstance(call, CreateNotification) and (
+        request.says_any(NOTED_ELSEWHERE.get(language, ())) or _reminded_later(request)
+    ):
         return False  # "note it on the calendar": a note goes where it is said to
     return (
         request.says_any(KINDS[language].get(call.name, ()))
@@ -320,6 +323,16 @@ def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
         or moves_what_is_said(call, request.directions)
         # "should not stay open" asks to close, though its only verb is negated
         or (isinstance(call, ControlCover) and said_cover_way(request.text, language) is not None)
+    )
+
+
+def _reminded_later(request: Request) -> bool:
+    """A reminder said with a time, and no notification named (`REMINDED_LATER`)."""
+    reminding, notifying = REMINDED_LATER.get(request.word_language, ((), ()))
+    return (
+        bool(request.spoken_times)
+        and request.says_any(reminding)
+        and not request.says_any(notifying)
     )
 
 

@@ -427,6 +427,14 @@ NOTED_ELSEWHERE: Mapping[str, tuple[str, ...]] = {
 on the calendar for 11 tomorrow morning" (reworded calendar-create-tomorrow~r3: both real
 models posted a notification of the whole request)."""
 
+REMINDED_LATER: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "en": (("remind", "reminder"), ("notify", "notification", "alert")),
+}
+"""A reminder's words, and a notification's own: a reminder said with a time is for then, a
+calendar's entry, not a notification posted now, unless a notification is named ("I need a
+reminder at 7 o'clock tomorrow morning to switch on the coffee machine": reworded
+calendar-reminder-names-a-device~r4, the real 1.5B posted it to the sidebar)."""
+
 ALL_DAY: Mapping[str, tuple[str, ...]] = {
     # reworded calendar-create-allday~r3: "… mark it on the calendar as a whole-day event"
     "en": ("all day", "all-day", "whole day", "whole-day", "full day", "full-day"),
