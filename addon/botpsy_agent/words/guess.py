@@ -110,7 +110,8 @@ def _read_as_said(matcher: GazetteerMatcher) -> None:
     at the sentence is one guess too many; the near-matching was also two thirds of the
     reader's time (p95 8 ms of a recognition's 14 on the bench's house). The matcher has no
     setting for it (gazetteer-matcher 1.1.0): with no batch to match against, its tagger
-    skips the near-matching; `test_guess` fails if a later version stops honouring that."""
+    skips the near-matching (`test_the_fallback_reader_reads_words_only_as_said` fails if a
+    later version stops honouring that)."""
     tagger = matcher.tagger
     tagger.action_batch = None
     tagger.fuzzy_batches = dict.fromkeys(tagger.fuzzy_batches)
