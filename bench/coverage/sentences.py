@@ -18,8 +18,9 @@ accepts the others ("the living room temperature" may be the sensor of that name
 Every family's templates alternate between a dev part (the first, third, … template) and a
 held-out part (the second, fourth, …): word lists of the fast path may change only from
 misses of the dev part (bench/results say which part each figure is from). Templates written
-in a later round (`added:`, then `added_3:`, …) say their part (`part: dev` or `held_out`) and
-are numbered after all the rounds before, so their sentences keep the things they are said with.
+in a later round (`added:`, then `added_3:`, `added_4:`, …) say their part (`part: dev` or
+`held_out`) and are numbered after all the rounds before, so their sentences keep the things
+they are said with.
 """
 
 from __future__ import annotations

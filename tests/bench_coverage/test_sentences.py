@@ -46,13 +46,16 @@ def test_added_templates_keep_their_part_and_the_rounds_before_their_things() ->
     first = [e["say"] for entries in data["families"].values() for e in entries]
     second = [e for entries in data["added"].values() for e in entries]
     third = [e for entries in data["added_3"].values() for e in entries]
-    assert second and third, "the English file has a second and a third round"
+    fourth = [e for entries in data["added_4"].values() for e in entries]
+    assert second and third and fourth, "the English file has a second, third and fourth round"
     said = templates("en")
     assert [t.say for t in said[: len(first)]] == first
     assert [t.number for t in said] == list(range(len(said)))
     # each round after the ones before it, in its own order: a new round moves no sentence
     later = said[len(first) :]
-    assert [(t.say, t.split) for t in later] == [(e["say"], e["part"]) for e in second + third]
+    assert [(t.say, t.split) for t in later] == [
+        (e["say"], e["part"]) for e in second + third + fourth
+    ]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
