@@ -508,9 +508,12 @@ def test_a_request_to_do_is_no_question() -> None:
         "tell Anna dinner is ready",
         "check the door",
         "do the same for the kids room",  # dev, reworded followup-same-kids-room
+        "any chance you could turn on the kitchen light",
     ):
         assert not grounding.Request(text, "en").is_question
     assert grounding.Request("do the lights in the hall work", "en").is_question
+    # reworded no-reading-3~r4: the 0.5B read the calendar's free time for it
+    assert grounding.Request("any sign of a water leak in the garage?", "en").is_question
 
 
 def test_a_room_too_warm_asks_for_the_thermostat_not_the_lights() -> None:

@@ -545,6 +545,7 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
         # "anything on for me tomorrow?" (dev, reworded inject-event-summary-lights: the
         # 0.5B was offered switching on, and asked which light)
         "anything",
+        "any",  # "any sign of a water leak in the garage?" (reworded no-reading-3~r4)
     ),
     "id": ("apakah", "apa", "berapa", "kapan", "siapa", "mana", "bagaimana"),
     "ko": (),
@@ -552,10 +553,11 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
 """First words of a question: a question asks to know, it grounds no action."""
 
 COMMANDS_LIKE_QUESTIONS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    "en": {"do": ("it", "that", "this", "so", "the same")},
+    "en": {"do": ("it", "that", "this", "so", "the same"), "any": ("chance", "way")},
 }
 """A question's first word that opens a command before these words: "do the same for the
-kids room" (dev, reworded followup-same-kids-room: offered no action, both models)."""
+kids room" (dev, reworded followup-same-kids-room: offered no action, both models), "any
+chance you could …"."""
 
 ASKING_TO_KNOW: Mapping[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "en": (
