@@ -188,7 +188,7 @@ async def test_a_listing_that_takes_the_change_off_ends_the_turn_without_another
     planner = ScriptedPlanner(choose)
     agent = make_agent(ha_bridge, planner)
     response = await agent.handle(
-        ask("could you go over the family calendar for tomorrow", admin(ha_bridge))
+        ask("could you look at the family calendar for tomorrow", admin(ha_bridge))
     )
 
     assert response.status is Status.DONE, response

@@ -83,6 +83,12 @@ async def test_okay_and_another_request_is_no_yes_and_cancels_the_parked_action(
         # reworded calendar-delete-declined~r4: a new request, refused
         ("en", "no thanks, I'll keep it", False, True),
         ("en", "yes, I'll keep it", False, False),
+        # reworded calendar-delete~r5, -declined~r5, followup-cancel-it~r5: a new request
+        ("en", "yep, go for it", True, False),
+        ("en", "yeah, definitely", True, False),
+        ("en", "hmm, no, don't bother", False, True),
+        ("en", "hmm", False, False),
+        ("en", "definitely, and turn on the kitchen light", False, False),
         ("ko", "네", True, False),
         ("ko", "네 그리고 불 꺼줘", False, False),
         ("id", "ya", True, False),

@@ -624,6 +624,10 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ("the light's far too strong in the kids room, it's glaring", Quantity.BRIGHTNESS, -1),
         ("the kids speaker is barely audible", Quantity.VOLUME, 1),
         ("the kids room fan is blowing a gale, tone it down", Quantity.SPEED, -1),
+        # reworded ~r5, a fifth wording
+        ("the kids speaker's a little loud, can you take it down a bit", Quantity.VOLUME, -1),
+        ("can it spin quicker?", Quantity.SPEED, 1),
+        ("mm, one degree up from that please", Quantity.TEMPERATURE, 1),
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:
@@ -655,6 +659,34 @@ def test_a_thermostat_taken_down_by_a_degree_is_not_stepped_up() -> None:
     problem = check(call, text)
     assert problem is not None and problem.code == "wrong_direction"
     assert problem.direction == -1
+
+
+def test_a_light_that_is_off_is_not_dimmed_on() -> None:
+    """Reworded bedroom-dimmer-hall~r5: "a touch less bright" stepped the light that was off
+    down by 20, and HA switched it on at 80 %."""
+    call = light(entity_id=["light.hall"], brightness_step_pct=-20)
+    problem = check(call, "ooh, a touch less bright please")
+    assert problem is not None and problem.code == "light_off"
+    assert problem.values == {"targets": "Hall light"}
+    assert corrected_call(call, problem) is None  # nothing to run in its place
+    # a light that is on is dimmed as asked
+    assert check(light(entity_id=["light.kitchen"], brightness_step_pct=-20), "dimmer") is None
+
+
+def test_a_device_switched_on_again_is_no_faster() -> None:
+    """Reworded fan-followup~r5: "can it spin quicker?" switched the running fan on again."""
+    home = Home.of(
+        [Entity("fan.bedroom", "Bedroom fan")],
+        states=[EntityState("fan.bedroom", "on", {"percentage": 50})],
+    )
+    problem = check(tool("turn_on", entity_id=["fan.bedroom"]), "can it spin quicker?", home=home)
+    assert problem is not None and problem.phrase == "checks.speed_up"
+    off = Home.of(
+        [Entity("fan.bedroom", "Bedroom fan")], states=[EntityState("fan.bedroom", "off", {})]
+    )
+    assert (
+        check(tool("turn_on", entity_id=["fan.bedroom"]), "can it spin quicker?", home=off) is None
+    )
 
 
 def test_the_wrong_way_names_the_device() -> None:
@@ -860,6 +892,7 @@ CHECK_KEYS = (
     "cover_open",
     "cover_closed",
     "too_far",
+    "light_off",
 )
 
 

@@ -117,6 +117,11 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
         ),
         ("I'm home, dinner is ready, let Anna know please", "dinner is ready"),
         ("switch the heater on, and let Sam know", None),  # what was done: the model's
+        # reworded followup-message-same~r5 and child-messages-anna~r5: the 0.5B sent "for
+        # me: dinner's ready" and "and tell her I'm home"
+        ("message Anna for me: dinner's ready", "dinner's ready"),
+        ("can you message Anna and tell her I'm home", "I'm home"),
+        ("text Anna: running late", "running late"),
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:

@@ -439,6 +439,11 @@ def test_an_item_ticked_off_must_be_one_said() -> None:
             "I wonder if the coffee machine is still on",
             call("turn_on", entity_id=["switch.coffee_machine"]),
         ),
+        # reworded followup-list-add~r5: the 0.5B added "Go shopping for the Shopping List"
+        (
+            "could you go over the shopping list for me",
+            call("add_todo_item", list_id="todo.shopping_list", item="Go shopping"),
+        ),
     ],
 )
 def test_a_question_said_as_a_request_grounds_no_change(text: str, raw: RawCall) -> None:
@@ -826,3 +831,31 @@ def test_everyday_verbs_name_their_kind(text: str, kind: str) -> None:
         "delete_event",
     )
     assert kind in (grounding.asked_kinds(grounding.Request(text, "en"), kinds) or ())
+
+
+def test_switching_off_the_sound_is_no_switching_off_the_device() -> None:
+    """Reworded tv-volume-followup~r5: "and could you kill the sound as well" after a pause
+    switched the TV off; the sound is a media setting's."""
+    tv = call("turn_off", entity_id=["media_player.living_room"])
+    context = {"referents": frozenset({"media_player.living_room"})}
+    said = "and could you kill the sound as well"
+    assert verdict(said, tv, **context) is grounding.Verdict.UNRELATED
+    muted = call("set_media", entity_id=["media_player.living_room"], mute=True)
+    assert verdict(said, muted, **context) is grounding.Verdict.GROUNDED
+    assert verdict("switch off the sound bar", tv) is not grounding.Verdict.UNRELATED
+
+
+def test_it_said_of_a_thing_no_device_is_asks_about_no_device() -> None:
+    """Reworded calendar-delete~r5: "… the piano lesson …, can you take it off" asked about
+    five lights, and "yep, go for it" switched them off."""
+    lights = call("turn_off", entity_id=["light.kitchen", "light.reading_lamp"])
+    said = "we don't need the piano lesson on there any more, can you take it off"
+    assert verdict(said, lights) is grounding.Verdict.UNRELATED
+    # "it" said of a device the home has, or of what the conversation acted on, is asked
+    assert verdict("the kitchen light is on, can you take it off", lights) is not (
+        grounding.Verdict.UNRELATED
+    )
+    context = {"referents": frozenset({"light.kitchen"})}
+    assert verdict("the piano lesson is over, turn it off", lights, **context) is not (
+        grounding.Verdict.UNRELATED
+    )

@@ -376,6 +376,8 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "heat it up",
                 "more heat",
                 "nippy",  # reworded chilly-kids-room~r3
+                # "one degree up from that" (reworded thermostat-followup~r5: set to 20 again)
+                *("degree up", "degrees up"),
             ),
             (Quantity.TEMPERATURE, UP),
         ),
@@ -394,6 +396,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "colder",
                 "cool down",
                 "cool it down",
+                *("degree down", "degrees down"),
             ),
             (Quantity.TEMPERATURE, DOWN),
         ),
@@ -428,6 +431,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "less volume",
                 "keep it down",
                 "deafening",  # reworded telly-too-loud~r3
+                *("a little loud", "a bit loud"),  # reworded quieter-speaker~r5
             ),
             (Quantity.VOLUME, DOWN),
         ),
@@ -457,6 +461,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "speed up",
                 "speed it up",
                 "more air",  # reworded faster-fan~r3
+                "quicker",  # "can it spin quicker?" (reworded fan-followup~r5: turned on again)
             ),
             (Quantity.SPEED, UP),
         ),
@@ -484,6 +489,8 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 # "take the thermostat down by a degree" (reworded cooler-kids-room~r4: the
                 # 0.5B stepped it up)
                 "down by",
+                # "can you take it down a bit" (reworded quieter-speaker~r5: stepped it up)
+                *("take it down", "take down"),
             ),
             (Quantity.ANY, DOWN),
         ),
@@ -679,22 +686,31 @@ def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallPr
     quantity = _TOOL_QUANTITY[type(call)]
     directions = said_directions(text, language)
     switching = isinstance(call, TurnOn | TurnOff | Toggle)
+    switched = _switched_quantity(call, home, directions) if switching else None
     if switching and Quantity.POWER in directions:
         # "get it going": on and off are the direction, whatever the device
         quantity, wanted = Quantity.POWER, directions[Quantity.POWER]
+    elif switched is not None:
+        quantity, wanted = switched, directions[switched]
     else:
         found = directions.get(quantity, directions.get(Quantity.ANY))
         if found is None:
             return None
         wanted = found
     stated = _stated(text, language)
-    targets = _targets(call, home, every_domain=quantity is Quantity.POWER)
+    targets = _targets(call, home, every_domain=quantity is not Quantity.BRIGHTNESS)
+    if switched is not None and targets:
+        targets = [t for t in targets if t.domain == _DOMAIN_OF_QUANTITY[switched]]
     if targets is None:  # nothing in this home: judge the call by its own values
         wrong = _is_wrong(_moves(call, None, home, stated), wanted)
         names = ", ".join(_named_ids(call))
     else:
         moved_wrong = [t for t in targets if _is_wrong(_moves(call, t, home, stated), wanted)]
         wrong, names = bool(moved_wrong), ", ".join(t.name for t in moved_wrong)
+    if wrong and isinstance(call, SetLight) and wanted == DOWN and _all_off(targets, home):
+        # A step on a light that is off switches it on: there is nothing to dim (reworded
+        # bedroom-dimmer-hall~r5: "a touch less bright" put the light that was off at 80 %).
+        return CallProblem("light_off", "checks.light_off", {"targets": names})
     if not wrong:
         return _check_size(
             call,
@@ -709,6 +725,31 @@ def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallPr
     settled = not switching  # those are asked (_turned)
     return CallProblem(
         "wrong_direction", phrase, {"targets": names}, settled=settled, direction=wanted
+    )
+
+
+def _all_off(targets: list[Entity] | None, home: Home) -> bool:
+    states = [home.state_of(t.entity_id) for t in targets or ()]
+    return bool(states) and all(s is not None and s.state == "off" for s in states)
+
+
+def _switched_quantity(
+    call: Tool, home: Home, directions: Mapping[Quantity, int]
+) -> Quantity | None:
+    """The quantity of a device not a light that the request moves, when the call switches
+    such a device: "can it spin quicker?" asks more of the fan than being on (reworded
+    fan-followup~r5: the 0.5B switched the running fan on again)."""
+    try:
+        domains = {e.domain for e in resolve_targets(home, call)}
+    except ResolutionError:
+        return None
+    return next(
+        (
+            quantity
+            for quantity in directions
+            if quantity is not Quantity.BRIGHTNESS and _DOMAIN_OF_QUANTITY.get(quantity) in domains
+        ),
+        None,
     )
 
 
@@ -891,7 +932,8 @@ def _moves(call: Tool, target: Entity | None, home: Home, stated: set[float]) ->
 
 def _light_moves(call: SetLight, state: EntityState | None, stated: set[float]) -> int | None:
     if call.brightness_step_pct is not None:
-        return _sign(call.brightness_step_pct)
+        # HA switches a light that is off on for a step either way
+        return UP if state is not None and state.state == "off" else _sign(call.brightness_step_pct)
     if call.brightness_pct is None or float(call.brightness_pct) in stated:
         return None
     brightness = state.attributes.get("brightness") if state is not None else None

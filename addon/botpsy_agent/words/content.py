@@ -78,7 +78,11 @@ _SAYING = re.compile(
 )
 _TO_SOMEONE = (
     r"\blet\s+{who}\s+know\s+(?:that\s+)?(?P<body>.+)$",
-    r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping|warn)\s+{who}\s+"
+    # "message Anna for me: dinner's ready", "message Anna and tell her I'm home" (reworded
+    # followup-message-same~r5 and child-messages-anna~r5: the 0.5B sent "for me: …", "and
+    # tell her …")
+    r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping|warn)\s+{who}"
+    r"(?:\s+for\s+me)?\s*:?\s+(?:and\s+(?:tell|let)\s+(?:her|him|them)\s+(?:know\s+)?)?"
     r"(?:that\s+|to\s+)?(?P<body>.+)$",
     # "send Sam a message to open the bedroom blinds" (dev, reworded message-asks-someone-
     # else: the 0.5B opened them)

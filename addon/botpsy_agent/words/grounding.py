@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from functools import cached_property, lru_cache
+from itertools import takewhile
 import re
 
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
@@ -86,7 +87,7 @@ from botpsy_agent.words.phrasing import join_particles, without_day_prepositions
 from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import CreateEvent, DeleteEvent, UpdateEvent
-from tool_schemas.devices import ControlCover, ControlMedia, TurnOn
+from tool_schemas.devices import ControlCover, ControlMedia, Toggle, TurnOff, TurnOn
 from tool_schemas.messaging import (
     AddTodoItem,
     CompleteTodoItem,
@@ -105,6 +106,9 @@ PREPARED_BY = {
 for the change ("move the dentist to 5 pm") asks for the read too."""
 STOPWORDS = frozenset({"the", "a", "an", "of", "my", "our", "s", "and", "in", "on", "to"})
 PARTICLES = frozenset({"back", "off", "out", "over", "up", "down"})
+SOUND = {"en": ("the sound", "the audio", "the volume")}
+SOUND_DEVICES = {"en": ("sound bar", "soundbar", "sound system")}
+"""The sound of a device, said as what to switch off, and devices that carry the word."""
 """Words of a name that are also a verb's particle ("switch it back off", "turn it up"):
 they name the device only with the rest of its name ("the back door"). The real 0.5B was
 given a second step for "actually, switch it back off", as if the back door were named,
@@ -285,7 +289,9 @@ def check(
     asks_to_know, item = request.is_question, _item_said(call, said)
     # A new event is no move of a listed one: not worth a question (the model may choose again).
     moved = _adds_what_was_asked_moved(call, request, events_named)
-    if not moved and (
+    # "kill the sound": the sound is switched off, which a media setting does
+    silenced = isinstance(call, TurnOff | Toggle) and _silences(request)
+    if not (moved or silenced) and (
         (kind and targets and item and not asks_to_know)
         or _heaters_switched_on(resolved, said, home)
         or (targets and _watched(resolved, said))
@@ -305,9 +311,46 @@ def check(
         or in_content
         or not (item or said.points_back)
         or moved
+        or silenced
+        or (not targets and _it_is_something_else(request, home))
     ):
         return Verdict.UNRELATED
     return Verdict.ASK
+
+
+def _it_is_something_else(request: Request, home: Home) -> bool:
+    """ "we don't need the piano lesson on there any more, can you take it off": at the
+    start of a conversation, "it" is a thing said before it, here one no word of which the
+    home knows; no device is asked about in its place (reworded calendar-delete~r5: the 0.5B
+    was asked about five lights, and "yep, go for it" turned them off)."""
+    if request.referents or request.language.split("-")[0] != "en":
+        return False
+    words = request.normalized.split()
+    pointing = next((n for n, w in enumerate(words) if w in _IT), None)
+    if pointing is None:
+        return False
+    for at in range(pointing):
+        if words[at] not in _THE:
+            continue
+        thing = list(takewhile(lambda w: w not in _NOT_A_NAME, words[at + 1 : pointing]))
+        if thing and not any(home_knows(w, home, "en") for w in thing):
+            return True
+    return False
+
+
+_IT = frozenset({"it", "them"})
+_THE = frozenset({"the", "my", "our", "your"})
+_NOT_A_NAME = STOPWORDS | PARTICLES | {"is", "are", "was", "were", "there", "any", "can", "could"}
+
+
+def _silences(request: Request) -> bool:
+    """ "kill the sound", "turn the volume off": what is switched off is the sound, which
+    a media setting does; the device stays on (reworded tv-volume-followup~r5: the 0.5B
+    switched the paused TV off)."""
+    language = request.word_language
+    return request.says_any(SOUND.get(language, ())) and not request.says_any(
+        SOUND_DEVICES.get(language, ())
+    )
 
 
 def _kind_said(resolved: ResolvedCall, request: Request) -> bool:

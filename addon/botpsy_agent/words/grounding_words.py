@@ -581,6 +581,9 @@ READ_OUT: Mapping[str, tuple[str, ...]] = {
         # both real models proposed changing an event, refused to the child)
         *("check the calendar", "check my calendar", "check our calendar", "check the diary"),
         *("check the list", "check the shopping list"),
+        # "could you go over the shopping list for me" (reworded followup-list-add~r5: the
+        # 0.5B added "Go shopping for the Shopping List")
+        "go over",
     )
 }
 """Asking to hear what something holds, after the polite words: "can you read out the
