@@ -628,6 +628,7 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ("the kids speaker's a little loud, can you take it down a bit", Quantity.VOLUME, -1),
         ("can it spin quicker?", Quantity.SPEED, 1),
         ("mm, one degree up from that please", Quantity.TEMPERATURE, 1),
+        ("it's way too dim in the kitchen", Quantity.BRIGHTNESS, 1),
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:
@@ -679,8 +680,14 @@ def test_a_device_switched_on_again_is_no_faster() -> None:
         [Entity("fan.bedroom", "Bedroom fan")],
         states=[EntityState("fan.bedroom", "on", {"percentage": 50})],
     )
-    problem = check(tool("turn_on", entity_id=["fan.bedroom"]), "can it spin quicker?", home=home)
+    switched = tool("turn_on", entity_id=["fan.bedroom"])
+    problem = check(switched, "can it spin quicker?", home=home)
     assert problem is not None and problem.phrase == "checks.speed_up"
+    # what was asked, run in its place: a step of its speed
+    assert problem.settled
+    assert corrected_call(switched, problem) == tool(
+        "set_fan", entity_id=["fan.bedroom"], percentage_step=20
+    )
     off = Home.of(
         [Entity("fan.bedroom", "Bedroom fan")], states=[EntityState("fan.bedroom", "off", {})]
     )

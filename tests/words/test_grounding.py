@@ -859,3 +859,25 @@ def test_it_said_of_a_thing_no_device_is_asks_about_no_device() -> None:
     assert verdict("the piano lesson is over, turn it off", lights, **context) is not (
         grounding.Verdict.UNRELATED
     )
+
+
+def test_that_said_of_a_thing_the_home_has_no_tool_for_runs_nothing_in_its_place() -> None:
+    """Reworded no-tool-2~r5: "I'd like to order a pizza, can you do that for me" asked to run
+    the good-night script."""
+    script = call("run_script", entity_id=["script.good_night"])
+    said = "I'd like to order a pizza, can you do that for me"
+    assert verdict(said, script) is grounding.Verdict.UNRELATED
+
+
+def test_a_message_for_someone_named_is_not_sent_to_the_one_before() -> None:
+    """Reworded followup-message-same~r5: "and could Sam get that same message?" sent it to
+    Anna again; the model is told, and may send it to the one named."""
+    context = {
+        "referents": frozenset({"notify.mobile_app_anna"}),
+        "referent_tools": frozenset({"send_message"}),
+    }
+    said = "and could the plumber get that same message?"
+    to_anna = call("send_message", recipient="notify.mobile_app_anna", message="dinner's ready")
+    assert verdict(said, to_anna, **context) is grounding.Verdict.UNRELATED
+    to_plumber = call("send_message", recipient="notify.plumber", message="dinner's ready")
+    assert verdict(said, to_plumber, **context) is grounding.Verdict.GROUNDED

@@ -77,6 +77,9 @@ class CallProblem:
     """For sizes: the step the request said ("a degree": 1), for the corrected call."""
     days: int | None = None
     """For reads of a stretch of days ("the next three days"): how many, from today."""
+    instead: Tool | None = None
+    """The call to run in its place, where the check built one (a fan switched on again
+    for "quicker": a step of its speed)."""
 
 
 def check_call(
@@ -340,6 +343,8 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "cannot see",
                 "gloomy",  # reworded too-dark-kitchen~r3
                 "pitch black",  # reworded too-dark-hall~r4
+                # "it's way too dim in the kitchen" (reworded too-dark-kitchen~r5: dimmed)
+                *("too dim", "so dim", "very dim"),
             ),
             (Quantity.BRIGHTNESS, UP),
         ),
@@ -722,10 +727,36 @@ def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallPr
             targets=targets,
         )
     phrase = f"checks.{quantity.value}_{'up' if wanted == UP else 'down'}"
-    settled = not switching  # those are asked (_turned)
+    instead = _stepped(switched, wanted, targets) if switched is not None else None
+    # Switching is not turned round (`_turned`); a step of the named devices' own quantity
+    # the way the request said is what it asked for.
+    settled = not switching or instead is not None
     return CallProblem(
-        "wrong_direction", phrase, {"targets": names}, settled=settled, direction=wanted
+        "wrong_direction",
+        phrase,
+        {"targets": names},
+        settled=settled,
+        direction=wanted,
+        instead=instead,
     )
+
+
+_STEPPED_BY: Mapping[Quantity, type[Tool]] = {
+    Quantity.SPEED: SetFan,
+    Quantity.VOLUME: SetMedia,
+    Quantity.TEMPERATURE: SetClimate,
+}
+
+
+def _stepped(quantity: Quantity, wanted: int, targets: list[Entity] | None) -> Tool | None:
+    """The named devices' quantity stepped the way said, by the usual step."""
+    tool = _STEPPED_BY.get(quantity)
+    if tool is None or not targets:
+        return None
+    field, _, default = STEPS[tool]
+    step = default if wanted == UP else -default
+    arguments = {"entity_id": [t.entity_id for t in targets], field: step}
+    return _reparsed(tool.name, arguments)
 
 
 def _all_off(targets: list[Entity] | None, home: Home) -> bool:
@@ -1034,6 +1065,8 @@ step when the model's own was none (HA's own agent steps volume by 10 too)."""
 def corrected_call(call: Tool, problem: CallProblem) -> Tool | None:
     """The call with the time the request said, or moving the way it said; None when the
     problem has no single correction (a past time, a date that does not exist)."""
+    if problem.instead is not None:
+        return problem.instead
     if problem.code in {"wrong_direction", "too_far"}:
         return _turned(call, problem.direction, problem.step)
     if problem.code != "time_mismatch" or problem.expected is None:

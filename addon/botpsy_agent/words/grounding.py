@@ -312,6 +312,7 @@ def check(
         or not (item or said.points_back)
         or moved
         or silenced
+        or _another_recipient_named(resolved, request, home)
         or (not targets and _it_is_something_else(request, home))
     ):
         return Verdict.UNRELATED
@@ -322,7 +323,8 @@ def _it_is_something_else(request: Request, home: Home) -> bool:
     """ "we don't need the piano lesson on there any more, can you take it off": at the
     start of a conversation, "it" is a thing said before it, here one no word of which the
     home knows; no device is asked about in its place (reworded calendar-delete~r5: the 0.5B
-    was asked about five lights, and "yep, go for it" turned them off)."""
+    was asked about five lights, and "yep, go for it" turned them off; no-tool-2~r5: "I'd
+    like to order a pizza, can you do that for me" asked to run the good-night script)."""
     if request.referents or request.language.split("-")[0] != "en":
         return False
     words = request.normalized.split()
@@ -330,7 +332,7 @@ def _it_is_something_else(request: Request, home: Home) -> bool:
     if pointing is None:
         return False
     for at in range(pointing):
-        if words[at] not in _THE:
+        if words[at] not in _THE_OR_A:
             continue
         thing = list(takewhile(lambda w: w not in _NOT_A_NAME, words[at + 1 : pointing]))
         if thing and not any(home_knows(w, home, "en") for w in thing):
@@ -338,8 +340,8 @@ def _it_is_something_else(request: Request, home: Home) -> bool:
     return False
 
 
-_IT = frozenset({"it", "them"})
-_THE = frozenset({"the", "my", "our", "your"})
+_IT = frozenset({"it", "them", "that"})
+_THE_OR_A = frozenset({"the", "my", "our", "your", "a", "an"})
 _NOT_A_NAME = STOPWORDS | PARTICLES | {"is", "are", "was", "were", "there", "any", "can", "could"}
 
 
@@ -383,9 +385,22 @@ def _targets_said(
     resolved: ResolvedCall, request: Request, home: Home, events_named: frozenset[str]
 ) -> bool:
     language = request.word_language
+    if _another_recipient_named(resolved, request, home):
+        return False
     return _event_named(resolved.call, events_named) or all(
         _target_named(e, resolved, request, home, language) for e in resolved.targets
     )
+
+
+def _another_recipient_named(resolved: ResolvedCall, request: Request, home: Home) -> bool:
+    """A message for someone the request does not name, when it names someone else: "and
+    could Sam get that same message?" is no second message to Anna, whom "that" points back
+    at (reworded followup-message-same~r5: the 0.5B sent it to Anna again)."""
+    if not isinstance(resolved.call, SendMessage):
+        return False
+    by_name = replace(request, referents=frozenset(), referent_tools=frozenset())
+    named = {e for e in named_entities(by_name, home) if home.entities[e].domain == "notify"}
+    return bool(named) and not {t.entity_id for t in resolved.targets} <= named
 
 
 def _item_said(call: Tool, request: Request) -> bool:
