@@ -228,6 +228,13 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         "broadcast",
         {"message": "the laundry is done"},
     ),
+    # the evaluation's fifth wording, dev (reworded bedroom-dimmer-hall~r5: the 0.5B read the
+    # light's state)
+    (
+        "can I have some light in the bedroom",
+        "turn_on",
+        {"area_id": ["bedroom"], "domain": ["light"]},
+    ),
     # the second round's dev part (c18e747), later
     (
         "turn the Walkman volume up by 10%",

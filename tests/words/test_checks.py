@@ -696,6 +696,19 @@ def test_a_device_switched_on_again_is_no_faster() -> None:
     )
 
 
+def test_switching_off_the_sound_mutes_instead() -> None:
+    """Reworded tv-volume-followup~r5: "and could you kill the sound as well" after a pause
+    switched the TV off; the sound is what was to go."""
+    switched_off = tool("turn_off", entity_id=["media_player.speaker"])
+    problem = check(switched_off, "and could you kill the sound as well")
+    assert problem is not None and problem.settled
+    assert corrected_call(switched_off, problem) == tool(
+        "set_media", entity_id=["media_player.speaker"], mute=True
+    )
+    assert check(switched_off, "switch off the sound bar") is None
+    assert check(tool("turn_off", entity_id=["light.hall"]), "kill the sound") is None
+
+
 def test_the_wrong_way_names_the_device() -> None:
     problem = check(light(brightness_pct=0), "it's too dark in the kitchen")
     assert problem == CallProblem(

@@ -833,18 +833,6 @@ def test_everyday_verbs_name_their_kind(text: str, kind: str) -> None:
     assert kind in (grounding.asked_kinds(grounding.Request(text, "en"), kinds) or ())
 
 
-def test_switching_off_the_sound_is_no_switching_off_the_device() -> None:
-    """Reworded tv-volume-followup~r5: "and could you kill the sound as well" after a pause
-    switched the TV off; the sound is a media setting's."""
-    tv = call("turn_off", entity_id=["media_player.living_room"])
-    context = {"referents": frozenset({"media_player.living_room"})}
-    said = "and could you kill the sound as well"
-    assert verdict(said, tv, **context) is grounding.Verdict.UNRELATED
-    muted = call("set_media", entity_id=["media_player.living_room"], mute=True)
-    assert verdict(said, muted, **context) is grounding.Verdict.GROUNDED
-    assert verdict("switch off the sound bar", tv) is not grounding.Verdict.UNRELATED
-
-
 def test_it_said_of_a_thing_no_device_is_asks_about_no_device() -> None:
     """Reworded calendar-delete~r5: "… the piano lesson …, can you take it off" asked about
     five lights, and "yep, go for it" switched them off."""

@@ -91,6 +91,8 @@ def check_call(
     """
     if isinstance(call, CreateEvent | UpdateEvent | AddTodoItem | ListEvents | CheckFreeBusy):
         return _check_times(call, request_text, now, language)
+    if isinstance(call, TurnOff | Toggle) and (muted := _muted_instead(call, request_text, home)):
+        return muted
     if isinstance(call, SetLight | SetClimate | SetMedia | SetFan | TurnOn | TurnOff | Toggle):
         return _check_direction(call, request_text, language, home)
     if isinstance(call, ControlCover):
@@ -781,6 +783,34 @@ def _switched_quantity(
             if quantity is not Quantity.BRIGHTNESS and _DOMAIN_OF_QUANTITY.get(quantity) in domains
         ),
         None,
+    )
+
+
+SOUND = re.compile(r"\bthe (?:sound|audio|volume)\b(?! ?(?:bar|system))")
+"""The sound of a device said as what to switch off ("kill the sound"), not a device that
+carries the word ("the sound bar")."""
+
+
+def _muted_instead(call: TurnOff | Toggle, text: str, home: Home) -> CallProblem | None:
+    """ "and could you kill the sound as well": the media players the call switches off are
+    muted instead, which is what was asked (reworded tv-volume-followup~r5: the 0.5B
+    switched the paused TV off). English only."""
+    if SOUND.search(text.casefold()) is None:
+        return None
+    players = [
+        t for t in _targets(call, home, every_domain=True) or () if t.domain == "media_player"
+    ]
+    instead = _reparsed("set_media", {"entity_id": [t.entity_id for t in players], "mute": True})
+    if not players or instead is None:
+        return None
+    names = ", ".join(t.name for t in players)
+    return CallProblem(
+        "wrong_direction",
+        "checks.volume_down",
+        {"targets": names},
+        settled=True,
+        direction=DOWN,
+        instead=instead,
     )
 
 

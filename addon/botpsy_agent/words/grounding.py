@@ -87,7 +87,7 @@ from botpsy_agent.words.phrasing import join_particles, without_day_prepositions
 from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times
 from tool_schemas.base import Access, Tool
 from tool_schemas.calendar import CreateEvent, DeleteEvent, UpdateEvent
-from tool_schemas.devices import ControlCover, ControlMedia, Toggle, TurnOff, TurnOn
+from tool_schemas.devices import ControlCover, ControlMedia, TurnOn
 from tool_schemas.messaging import (
     AddTodoItem,
     CompleteTodoItem,
@@ -106,9 +106,6 @@ PREPARED_BY = {
 for the change ("move the dentist to 5 pm") asks for the read too."""
 STOPWORDS = frozenset({"the", "a", "an", "of", "my", "our", "s", "and", "in", "on", "to"})
 PARTICLES = frozenset({"back", "off", "out", "over", "up", "down"})
-SOUND = {"en": ("the sound", "the audio", "the volume")}
-SOUND_DEVICES = {"en": ("sound bar", "soundbar", "sound system")}
-"""The sound of a device, said as what to switch off, and devices that carry the word."""
 """Words of a name that are also a verb's particle ("switch it back off", "turn it up"):
 they name the device only with the rest of its name ("the back door"). The real 0.5B was
 given a second step for "actually, switch it back off", as if the back door were named,
@@ -289,9 +286,7 @@ def check(
     asks_to_know, item = request.is_question, _item_said(call, said)
     # A new event is no move of a listed one: not worth a question (the model may choose again).
     moved = _adds_what_was_asked_moved(call, request, events_named)
-    # "kill the sound": the sound is switched off, which a media setting does
-    silenced = isinstance(call, TurnOff | Toggle) and _silences(request)
-    if not (moved or silenced) and (
+    if not moved and (
         (kind and targets and item and not asks_to_know)
         or _heaters_switched_on(resolved, said, home)
         or (targets and _watched(resolved, said))
@@ -311,7 +306,6 @@ def check(
         or in_content
         or not (item or said.points_back)
         or moved
-        or silenced
         or _another_recipient_named(resolved, request, home)
         or (not targets and _it_is_something_else(request, home))
     ):
@@ -343,16 +337,6 @@ def _it_is_something_else(request: Request, home: Home) -> bool:
 _IT = frozenset({"it", "them", "that"})
 _THE_OR_A = frozenset({"the", "my", "our", "your", "a", "an"})
 _NOT_A_NAME = STOPWORDS | PARTICLES | {"is", "are", "was", "were", "there", "any", "can", "could"}
-
-
-def _silences(request: Request) -> bool:
-    """ "kill the sound", "turn the volume off": what is switched off is the sound, which
-    a media setting does; the device stays on (reworded tv-volume-followup~r5: the 0.5B
-    switched the paused TV off)."""
-    language = request.word_language
-    return request.says_any(SOUND.get(language, ())) and not request.says_any(
-        SOUND_DEVICES.get(language, ())
-    )
 
 
 def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
