@@ -624,6 +624,54 @@ async def test_a_message_the_request_says_gets_a_step_of_its_own(ha_bridge: HaBr
     assert [m.get("message") for m in recipient.received] == ["dinner is ready"]
 
 
+async def test_the_same_message_for_the_one_named_goes_to_that_one(ha_bridge: HaBridge) -> None:
+    """Reworded followup-message-same~r5: "and could Sam get that same message?" was sent to
+    Anna again, whom "that" pointed back at. Where the words name one recipient and the model
+    sends to the one before, the message goes to the one named; nobody else gets it."""
+    daniel, minji = ha_bridge.home.phones["Daniel's phone"], ha_bridge.home.phones["Min-ji's phone"]
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:  # both turns: to Min-ji
+            return [call("send_message", recipient=minji.recipient, message="dinner is ready")]
+        return "Done."
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    first = await agent.handle(
+        ask("tell Min-ji that dinner is ready", admin(ha_bridge), conversation_id="c-same")
+    )
+    assert first.status is Status.DONE, first
+    again = await agent.handle(
+        ask("and could Daniel get that same message?", admin(ha_bridge), conversation_id="c-same")
+    )
+    assert again.status is Status.DONE, again
+    assert [m.get("message") for m in daniel.received] == ["dinner is ready"]
+    assert [m.get("message") for m in minji.received] == ["dinner is ready"]  # once
+    assert "Daniel" in again.speech, again.speech
+
+
+async def test_no_one_else_is_asked_about_once_the_message_went_to_the_one_named(
+    ha_bridge: HaBridge,
+) -> None:
+    """Reworded child-messages-anna~r5: both real models sent "I'm home" to Anna, then asked
+    who else should get it (or what it should say): nothing was missing."""
+    daniel, minji = ha_bridge.home.phones["Daniel's phone"], ha_bridge.home.phones["Min-ji's phone"]
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step > 0:
+            return "Done."
+        return [
+            call("send_message", recipient=daniel.recipient, message="I'm home"),
+            call("ask_user", missing="recipient", candidates=[minji.recipient]),
+        ]
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    response = await agent.handle(ask("message Daniel and tell him I'm home", admin(ha_bridge)))
+    assert response.status is Status.DONE, response
+    assert [a.tool for a in response.actions] == ["send_message"]
+    assert [m.get("message") for m in daniel.received] == ["I'm home"]
+    assert "?" not in response.speech, response.speech
+
+
 async def test_moving_an_event_the_request_names_is_done_not_asked_about(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:

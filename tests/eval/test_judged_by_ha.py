@@ -12,12 +12,14 @@ from typing import Any
 
 from homeassistant.core import Event, HomeAssistant, callback
 from homeassistant.util import dt as dt_util
+import pytest
 
 from botpsy_agent.agent.protocol import Outcome as ActionOutcome
 from botpsy_agent.ha.executor import Execution, ExecutionKey, Executor
 from botpsy_agent.home.resolve import ResolvedCall
 from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import PlanRequest
+from botpsy_agent.words import grounding
 from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
 from tests.eval.cases import parse_case
 from tests.eval.scoring import HaCall, Judgement, Readings, judge
@@ -97,8 +99,12 @@ async def test_the_named_light_set_the_wrong_way_is_a_wrong_action(
 
 
 async def test_the_right_message_to_the_wrong_person_is_a_wrong_action(
-    hass: HomeAssistant, ha_bridge: HaBridge
+    hass: HomeAssistant, ha_bridge: HaBridge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A stand-in for an app that lets a message go to someone the request does not name
+    # (the app itself refuses it since 9c9f6bf): the scorer must still see it for what it is.
+    monkeypatch.setattr(grounding, "_another_recipient_named", lambda *_: False)
+
     def choose(request: PlanRequest) -> list[RawCall] | str:
         if request.step == 0:
             return [call("send_message", recipient=MIN_JI, message="Min-ji's dinner is ready")]

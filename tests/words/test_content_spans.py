@@ -122,6 +122,8 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
         ("message Anna for me: dinner's ready", "dinner's ready"),
         ("can you message Anna and tell her I'm home", "I'm home"),
         ("text Anna: running late", "running late"),
+        # reworded message-sam-grandma~r5: both real models' messages were refused
+        ("can you give Sam a heads-up that grandma's arriving at six", "grandma's arriving at six"),
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:

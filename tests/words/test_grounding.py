@@ -869,3 +869,26 @@ def test_a_message_for_someone_named_is_not_sent_to_the_one_before() -> None:
     assert verdict(said, to_anna, **context) is grounding.Verdict.UNRELATED
     to_plumber = call("send_message", recipient="notify.plumber", message="dinner's ready")
     assert verdict(said, to_plumber, **context) is grounding.Verdict.GROUNDED
+
+
+def test_whom_a_message_is_for_is_said_by_name_outside_what_it_says() -> None:
+    pointing = grounding.Request(
+        "and could the plumber get that same message?",
+        "en",
+        referents=frozenset({"notify.mobile_app_anna"}),
+    )
+    assert grounding.recipients_named(pointing, HOME) == {"notify.plumber"}
+    told = grounding.Request(
+        "tell the plumber that Anna's phone is broken",
+        "en",
+        content=("Anna's phone is broken",),
+    )
+    assert grounding.recipients_named(told, HOME) == {"notify.plumber"}
+
+
+def test_a_heads_up_is_a_message() -> None:
+    """Reworded message-sam-grandma~r5: "can you give Sam a heads-up that …" was refused
+    with both real models, though they sent the right message."""
+    said = "can you give the plumber a heads-up that grandma's arriving at six"
+    sent = call("send_message", recipient="notify.plumber", message="Grandma's arriving at six")
+    assert verdict(said, sent) is grounding.Verdict.GROUNDED

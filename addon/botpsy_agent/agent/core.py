@@ -432,7 +432,7 @@ class BotPsyAgent:
         ]
 
     async def _run_calls(self, calls: tuple[RawCall, ...], job: Job) -> list[Step]:
-        steps = []
+        steps: list[Step] = []
         words = job.words()
         calls = _items_apart(calls, job.request.text)
         calls = every_item(calls, _items_read(job.turn.steps), words)
@@ -442,6 +442,8 @@ class BotPsyAgent:
         calls = said_off + calls
         contradicting = _contradicting(calls)
         for number, raw in enumerate(calls):
+            if _nothing_missing(raw, [*job.turn.steps, *steps], words, job.home):
+                continue
             call = _typed(raw, contradicts=number in contradicting)
             if isinstance(call, ToolCallError):
                 steps.append(self._pipeline.invalid(raw.name, dict(raw.arguments), call))
@@ -731,6 +733,22 @@ def _typed(raw: RawCall, *, contradicts: bool) -> Tool | ToolCallError:
         return parse_tool_call(raw.name, raw.arguments)
     except ToolCallError as err:
         return err
+
+
+def _nothing_missing(raw: RawCall, steps: list[Step], words: grounding.Request, home: Home) -> bool:
+    """A question for whom a message is for, or what it says, after this turn sent it to
+    everyone the request names: nothing is missing (reworded child-messages-anna~r5: both
+    real models sent "I'm home" to Anna, then asked who else should get it, or what it
+    should say)."""
+    if raw.name != "ask_user" or raw.arguments.get("missing") not in {"recipient", "content"}:
+        return False
+    named = grounding.recipients_named(words, home)
+    sent = {
+        str(s.report.arguments.get("recipient"))
+        for s in steps
+        if s.report.tool == "send_message" and isinstance(s.outcome, Executed)
+    }
+    return bool(named) and named <= sent
 
 
 def _without_lights_set_too(calls: tuple[RawCall, ...]) -> tuple[RawCall, ...]:

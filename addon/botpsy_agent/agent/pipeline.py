@@ -85,7 +85,7 @@ from tool_schemas.actions import describe
 from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool
 from tool_schemas.calendar import CheckFreeBusy, ListEvents
-from tool_schemas.catalog import ToolCallError
+from tool_schemas.catalog import ToolCallError, parse_tool_call
 from tool_schemas.conversation import AskUser
 from tool_schemas.messaging import ListTodoItems, SendMessage
 from tool_schemas.queries import GetState, ListEntities
@@ -259,6 +259,8 @@ class CallPipeline:
         """`words`: check that the request asked for this call (the model's calls); None for
         calls recognised from the words themselves (the fast path)."""
         request, home, policy, now = job.request, job.home, job.policy, job.now
+        if words is not None and isinstance(call, SendMessage):
+            call = _to_the_one_named(call, words, home)
         if words is not None:  # the request's own content span, where code can read it (D68)
             recipient = home.entities.get(str(getattr(call, "recipient", "")))
             names = (recipient.name, *recipient.aliases) if recipient is not None else ()
@@ -603,6 +605,22 @@ def result_of(execution: Execution) -> dict[str, Any]:
             error = error_of(outcome.error)
             action["error"] = {"code": error.code, "message": error.message}
     return result
+
+
+def _to_the_one_named(call: SendMessage, words: grounding.Request, home: Home) -> Tool:
+    """The message for the one recipient the request names, where the model sent it again
+    to the one before: "and could Sam get that same message?" (reworded
+    followup-message-same~r5: the 0.5B sent it to Anna again, whom "that" points back at).
+    Only then: any other recipient is grounding's to refuse. The call is checked as any
+    other."""
+    named = grounding.recipients_named(words, home)
+    if len(named) != 1 or call.recipient in named or call.recipient not in words.referents:
+        return call
+    arguments = call.model_dump(exclude_none=True, mode="json")
+    try:
+        return parse_tool_call(call.name, {**arguments, "recipient": next(iter(named))})
+    except ToolCallError:
+        return call
 
 
 def _asked_of_nothing(call: Tool, words: grounding.Request | None, home: Home) -> str | None:

@@ -88,6 +88,9 @@ _TO_SOMEONE = (
     # else: the 0.5B opened them)
     r"^(?:please\s+)?(?:can you\s+|could you\s+)?send\s+{who}\s+an?\s+(?:message|text|note)\s+"
     r"(?:saying\s+|that\s+|to\s+)?(?P<body>.+)$",
+    # "give Sam a heads-up that grandma's arriving at six" (reworded message-sam-grandma~r5)
+    r"^(?:please\s+)?(?:can you\s+|could you\s+)?give\s+{who}\s+a\s+heads[- ]up\s+"
+    r"(?:that\s+)?(?P<body>.+)$",
 )
 _TOLD_BEFORE = (
     r"(?:^|[,;.]\s*)(?P<body>[^,;.]+?)\s*[,;]\s*(?:and\s+)?(?:so\s+)?"

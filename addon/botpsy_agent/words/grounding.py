@@ -382,9 +382,17 @@ def _another_recipient_named(resolved: ResolvedCall, request: Request, home: Hom
     at (reworded followup-message-same~r5: the 0.5B sent it to Anna again)."""
     if not isinstance(resolved.call, SendMessage):
         return False
-    by_name = replace(request, referents=frozenset(), referent_tools=frozenset())
-    named = {e for e in named_entities(by_name, home) if home.entities[e].domain == "notify"}
+    named = recipients_named(request, home)
     return bool(named) and not {t.entity_id for t in resolved.targets} <= named
+
+
+def recipients_named(request: Request, home: Home) -> frozenset[str]:
+    """Whom the request names to get a message, by their names (not by pointing back, and
+    not inside what the message says: "tell Sam that Anna called" names Sam only)."""
+    by_name = replace(request.outside_content, referents=frozenset(), referent_tools=frozenset())
+    return frozenset(
+        e for e in named_entities(by_name, home) if home.entities[e].domain == "notify"
+    )
 
 
 def _item_said(call: Tool, request: Request) -> bool:

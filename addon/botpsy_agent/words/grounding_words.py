@@ -213,6 +213,9 @@ KINDS: WordTable = {
             "ping",
             "write",
             "warn",  # "warn Sam that we have to leave" (dev, reworded message-sam)
+            # "give Sam a heads-up that grandma's arriving at six" (reworded
+            # message-sam-grandma~r5: both real models' messages were refused)
+            *("heads-up", "heads up"),
         ),
         "create_notification": ("notify", "notification", "remind", "reminder", "alert", "note"),
         "add_todo_item": (
