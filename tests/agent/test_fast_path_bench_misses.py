@@ -235,17 +235,6 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         "turn_on",
         {"area_id": ["bedroom"], "domain": ["light"]},
     ),
-    # the second round's dev part (c18e747), later
-    (
-        "turn the Walkman volume up by 10%",
-        "set_media",
-        {"entity_id": [WALKMAN], "volume_step_pct": 10},
-    ),
-    (
-        "turn the Walkman volume down by 20 percent",
-        "set_media",
-        {"entity_id": [WALKMAN], "volume_step_pct": -20},
-    ),
     # the third round's dev part (6de8184)
     ("shut the fairy lights off please", "turn_off", {"entity_id": ["switch.decorative_lights"]}),
     ("put all the lights on in the house", "turn_on", {"domain": ["light"]}),
