@@ -312,7 +312,7 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("do I need an umbrella today", "get_state", {"domain": ["weather"]}),
     ("what's it like out there today", "get_state", {"domain": ["weather"]}),
-    # the fourth round's dev part (1322a91)
+    # the fourth round's dev part (51eee2c)
     ("can I get the Bed Light on, please", "turn_on", {"entity_id": ["light.bed_light"]}),
     (
         "you can turn the Kitchen Lights off now",
