@@ -114,7 +114,7 @@ class Replies:
         if (
             call.missing == "list"
             and candidates
-            and all(e.startswith("calendar.") for e in candidates)
+            and all(home.entities[e].domain == "calendar" for e in candidates)
         ):
             # the calendars, offered among the lists: "Which list: Family?" (reworded
             # calendar-reminder-names-a-device~r4) says it as what it is

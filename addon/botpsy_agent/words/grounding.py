@@ -282,7 +282,10 @@ def check(
     if borrows_verb(resolved, request, home):
         return Verdict.BORROWED
     said = request if isinstance(call, CARRIES_CONTENT) else request.outside_content
-    kind, targets = _kind_said(resolved, said), _targets_said(resolved, said, home, events_named)
+    # a message for someone not named, when someone else is: never its target
+    misdirected = _another_recipient_named(resolved, request, home)
+    kind = _kind_said(resolved, said)
+    targets = not misdirected and _targets_said(resolved, said, home, events_named)
     asks_to_know, item = request.is_question, _item_said(call, said)
     # A new event is no move of a listed one: not worth a question (the model may choose again).
     moved = _adds_what_was_asked_moved(call, request, events_named)
@@ -306,7 +309,7 @@ def check(
         or in_content
         or not (item or said.points_back)
         or moved
-        or _another_recipient_named(resolved, request, home)
+        or misdirected
         or (not targets and _it_is_something_else(request, home))
     ):
         return Verdict.UNRELATED
@@ -319,14 +322,14 @@ def _it_is_something_else(request: Request, home: Home) -> bool:
     home knows; no device is asked about in its place (reworded calendar-delete~r5: the 0.5B
     was asked about five lights, and "yep, go for it" turned them off; no-tool-2~r5: "I'd
     like to order a pizza, can you do that for me" asked to run the good-night script)."""
-    if request.referents or request.language.split("-")[0] != "en":
+    if request.referents or request.base_language != "en":
         return False
     words = request.normalized.split()
     pointing = next((n for n, w in enumerate(words) if w in _IT), None)
     if pointing is None:
         return False
     for at in range(pointing):
-        if words[at] not in _THE_OR_A:
+        if words[at] not in DETERMINERS:
             continue
         thing = list(takewhile(lambda w: w not in _NOT_A_NAME, words[at + 1 : pointing]))
         if thing and not any(home_knows(w, home, "en") for w in thing):
@@ -335,7 +338,8 @@ def _it_is_something_else(request: Request, home: Home) -> bool:
 
 
 _IT = frozenset({"it", "them", "that"})
-_THE_OR_A = frozenset({"the", "my", "our", "your", "a", "an"})
+DETERMINERS = frozenset({"the", "my", "our", "your", "a", "an"})
+"""Words a noun phrase opens with ("the piano lesson", "a pizza")."""
 _NOT_A_NAME = STOPWORDS | PARTICLES | {"is", "are", "was", "were", "there", "any", "can", "could"}
 
 
@@ -369,8 +373,6 @@ def _targets_said(
     resolved: ResolvedCall, request: Request, home: Home, events_named: frozenset[str]
 ) -> bool:
     language = request.word_language
-    if _another_recipient_named(resolved, request, home):
-        return False
     return _event_named(resolved.call, events_named) or all(
         _target_named(e, resolved, request, home, language) for e in resolved.targets
     )

@@ -20,11 +20,11 @@ from collections.abc import Iterable, Iterator
 from itertools import dropwhile, takewhile
 
 from botpsy_agent.home import Entity, Home
-from botpsy_agent.words.grounding import PARTICLES, Request, home_knows, own_words
-from botpsy_agent.words.grounding_words import KINDS
+from botpsy_agent.words.grounding import DETERMINERS, PARTICLES, Request, home_knows, own_words
+from botpsy_agent.words.grounding_words import ASKING_TO_KNOW, KINDS
 
-_DEFINITE = frozenset({"the", "my", "our", "your"})
-_DETERMINERS = _DEFINITE | {"a", "an"}
+_DETERMINERS = DETERMINERS
+_DEFINITE = DETERMINERS - {"a", "an"}
 _PLACEHOLDERS = frozenset(
     {"thing", "things", "one", "ones", "stuff", "device", "devices"}
     | {"anything", "something", "nothing", "everything", "anyone", "someone", "anybody"}
@@ -99,20 +99,26 @@ def _caused_unknown(said: list[str], home: Home, named: set[str]) -> str | None:
 _CAUSING = frozenset({"get", "have"})
 
 
+def _ends(word: str, *endings: str) -> bool:
+    """A word of a verb's form by its ending ("warmed", "charging"), not a short word that
+    only looks so ("bed", "ring")."""
+    return len(word) > 4 and word.endswith(endings)
+
+
 def _is_participle(word: str) -> bool:
-    return len(word) > 4 and word.endswith(("ed", "ing"))
+    return _ends(word, "ed", "ing")
 
 
 def _is_gerund(word: str) -> bool:
     """ "start charging the car": what is started is said after the doing (dev, reworded
     no-device-3: both real models offered to switch on lights)."""
-    return len(word) > 4 and word.endswith("ing")
+    return _ends(word, "ing")
 
 
 def _naming(word: str) -> bool:
     """A word that may be part of a device's name: no verb or particle after it ("the
     plug's switched off, get it going")."""
-    return word not in _AUXILIARIES | PARTICLES and not (len(word) > 4 and word.endswith("ed"))
+    return word not in _AUXILIARIES | PARTICLES and not _ends(word, "ed")
 
 
 def _last_noun_phrase(before: list[str]) -> list[str]:
@@ -201,7 +207,8 @@ def _any_as_the(rest: list[str]) -> list[str]:
 
 _HAVING = frozenset({"got", "have", "has"})
 _CHECKING = frozenset({"check", "see"})
-_POLITE = frozenset({"hey", "please", "can", "could", "would", "will", "you", "just"})
+_POLITE = frozenset(ASKING_TO_KNOW["en"][0])
+"""The polite words before a request to look ("can you check …"), as grounding reads them."""
 _OPENING_A_QUESTION = frozenset({"if", "whether"})
 _SIGNS = frozenset({"sign", "signs", "trace", "traces"})
 _MEASURES = frozenset({"reading", "readings", "level", "levels", "value", "values", "like"})
