@@ -44,18 +44,15 @@ def test_each_family_has_a_dev_and_a_held_out_part(language: str) -> None:
 def test_added_templates_keep_their_part_and_the_rounds_before_their_things() -> None:
     data = yaml.safe_load((FOLDER / "en.yaml").read_text(encoding="utf-8"))
     first = [e["say"] for entries in data["families"].values() for e in entries]
-    second = [e for entries in data["added"].values() for e in entries]
-    third = [e for entries in data["added_3"].values() for e in entries]
-    fourth = [e for entries in data["added_4"].values() for e in entries]
-    assert second and third and fourth, "the English file has a second, third and fourth round"
+    rounds = ["added", "added_3", "added_4", "added_5"]
+    assert [key for key in data if key not in {"families", "language"}] == rounds
+    added = [e for key in rounds for entries in data[key].values() for e in entries]
     said = templates("en")
     assert [t.say for t in said[: len(first)]] == first
     assert [t.number for t in said] == list(range(len(said)))
     # each round after the ones before it, in its own order: a new round moves no sentence
     later = said[len(first) :]
-    assert [(t.say, t.split) for t in later] == [
-        (e["say"], e["part"]) for e in second + third + fourth
-    ]
+    assert [(t.say, t.split) for t in later] == [(e["say"], e["part"]) for e in added]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
