@@ -20,6 +20,7 @@ from tests.ha_bridge import HaBridge, wait_until
 WALKMAN = "media_player.walkman"
 HEATPUMP = "climate.heatpump"
 ROBOT = "vacuum.demo_vacuum_0_ground_floor"
+SAMS_FAN = "fan.percentage_full_fan"
 CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("power on the fairy lights", "turn_on", {"entity_id": ["switch.decorative_lights"]}),
     ("power off the bedside lamp", "turn_off", {"entity_id": ["light.bed_light"]}),
@@ -407,6 +408,68 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("how hot will it get today", "get_state", {"domain": ["weather"]}),
     ("any rain in the forecast", "get_state", {"domain": ["weather"]}),
+    # The dev part of the fifth round (953bb66); a reason said first is read apart
+    ("it's stuffy in here, can you turn on Sam's fan", "turn_on", {"entity_id": [SAMS_FAN]}),
+    ("I'm done with the Walkman, turn it off", "turn_off", {"entity_id": [WALKMAN]}),
+    ("we're going to bed, turn off all the lights in the house", "turn_off", {"domain": ["light"]}),
+    (
+        "I'm too warm, turn the HeatPump down to 19",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 19.0},
+    ),
+    (
+        "the Living Room Fan is too loud, drop it to 10%",
+        "set_fan",
+        {"entity_id": ["fan.living_room_fan"], "percentage": 10},
+    ),
+    (
+        "it's a bit bright, take the Bed Light down to 25%",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "brightness_pct": 25},
+    ),
+    (
+        "could you lock up the back door",
+        "control_lock",
+        {"entity_id": ["lock.back_door"], "action": "lock"},
+    ),
+    (
+        "get the back door locked please",
+        "control_lock",
+        {"entity_id": ["lock.back_door"], "action": "lock"},
+    ),
+    ("HeatPump at 23", "set_climate", {"entity_id": [HEATPUMP], "temperature": 23.0}),
+    (
+        "could you heat the office to 21 degrees",
+        "set_climate",
+        {"area_id": ["office"], "domain": ["climate"], "temperature": 21.0},
+    ),
+    ("what temperature have I got the Ecobee on", "get_state", {"entity_id": ["climate.ecobee"]}),
+    ("Fridge temperature?", "get_state", {"entity_id": ["sensor.fridge_temperature"]}),
+    ("what's the Walkman doing", "get_state", {"entity_id": [WALKMAN]}),
+    (
+        "how many watts is the Power consumption showing",
+        "get_state",
+        {"entity_id": ["sensor.power_consumption"]},
+    ),
+    ("mute the Walkman for a sec", "set_media", {"entity_id": [WALKMAN], "mute": True}),
+    (
+        "cross carrots off the shopping list",
+        "complete_todo_item",
+        {"list_id": "todo.shopping_list", "item": "carrots"},
+    ),
+    (
+        "begin cleaning with the Robot vacuum",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    ("go ahead and vacuum", "control_vacuum", {"domain": ["vacuum"], "action": "start"}),
+    ("what's the time right now", "current_time", {"what": "time"}),
+    (
+        "send an announcement to every room: come downstairs",
+        "broadcast",
+        {"message": "come downstairs"},
+    ),
+    ("what's the weather going to be like this weekend", "get_state", {"domain": ["weather"]}),
 ]
 
 
@@ -440,6 +503,7 @@ def test_the_dev_misses_become_their_calls(
         "actually, don't bother",
         "oh, don't worry about it",
         "I changed my mind",  # round 4, dev part
+        "no, cancel that",  # round 5, dev part
     ],
 )
 def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
@@ -468,6 +532,11 @@ def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge) -> None:
         # a device of another kind than the template's
         "run the Walkman",
         "cut the Walkman",
+        # round 5: a reason is a statement, and names nothing the request leaves alone; a
+        # command before the comma is not a reason
+        "the Bed Light is too bright, turn on the AC",
+        "turn everything off, switch on the AC",
+        "I'm done with the Walkman and the AC, turn it off",
     ],
 )
 def test_what_the_second_round_leaves_to_the_model(ha_bridge: HaBridge, text: str) -> None:

@@ -21,7 +21,7 @@ from home_assistant_intents import get_intents
 import yaml
 
 from botpsy_agent.home import Home, ResolutionError, resolve_targets
-from botpsy_agent.words import fuzzy, guess
+from botpsy_agent.words import fuzzy, guess, reasons
 from botpsy_agent.words.assist import ASSIST_INTENTS, FREE_TEXT, assist_call, respond_text
 from tool_schemas.base import Access, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
@@ -171,7 +171,33 @@ class FastPath:
         recognized = self._one(text, language, home, area_id)
         if recognized is not None:
             return recognized
-        return self._in_turn(text, language, home, area_id)
+        in_turn = self._in_turn(text, language, home, area_id)
+        if in_turn is not None:
+            return in_turn
+        return self._after_a_reason(text, language, home, area_id)
+
+    def _after_a_reason(
+        self, text: str, language: str, home: Home, area_id: str | None
+    ) -> Recognized | None:
+        """ "it's stuffy in here, can you turn on the bedroom fan": the request after the
+        reason, a plain command, acting on whatever the reason named ("I'm done with the TV,
+        turn it off": "it" is the TV). A guess is still checked against the whole request's
+        words (`AgentCore._recognized`)."""
+        said = reasons.after_a_reason(text, language)
+        if said is None:
+            return None
+        reason, request = said
+        named = self._said_names(reason, home)
+        if len(named) == 1:
+            (entity_id,) = named
+            request = reasons.naming(request, home.entities[entity_id].name, language) or request
+        found = self._one(request, language, home, area_id)
+        if found is None or not found.calls or found.bare or not _plain_command(found):
+            return None
+        touched = _touched(found.calls, home)
+        if touched is None or not named <= touched:
+            return None  # "the kitchen light is too bright, turn on the hall light"
+        return found
 
     def _in_turn(
         self, text: str, language: str, home: Home, area_id: str | None

@@ -1,0 +1,43 @@
+"""A reason said before a request: "it's stuffy in here, can you turn on the bedroom fan",
+"I'm done with the TV, turn it off" (bench dev part, round 5). HA's templates read the
+request alone; the reason before it says why, not what.
+
+Only a statement counts as a reason ("it's …", "I'm …", "the fan is …"): a lead that could
+be a command of its own ("turn everything off, switch on the hall light") is never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+import re
+
+_STATEMENT: Mapping[str, re.Pattern[str]] = {
+    "en": re.compile(
+        r"^\s*(?:(?:oh|ok|okay|so|well|right|hmm|um)\s*,?\s+)?"
+        r"(?P<reason>(?:it'?s|it\s+is|i'?m|i\s+am|i'?ve|we'?re|we\s+are|we'?ve|the|this|"
+        r"that'?s|there'?s|my|our)\b[^,]*?),\s+(?P<request>\w.*)$",
+        re.IGNORECASE,
+    ),
+}
+"""Per language: a lead that states something, its comma, and the request after it."""
+
+_IT: Mapping[str, re.Pattern[str]] = {"en": re.compile(r"\bit\b", re.IGNORECASE)}
+"""The word that points back to the one thing the reason named."""
+
+
+def after_a_reason(text: str, language: str) -> tuple[str, str] | None:
+    """The reason and the request after it, if the text says a reason first."""
+    pattern = _STATEMENT.get(language.split("-", maxsplit=1)[0].lower())
+    found = pattern.match(text) if pattern is not None else None
+    if found is None:
+        return None
+    return found.group("reason"), found.group("request")
+
+
+def naming(request: str, name: str, language: str) -> str | None:
+    """The request with its "it" replaced by the thing's name ("turn it off" → "turn the
+    Living room TV off"), or None if it has no such word."""
+    pattern = _IT.get(language.split("-", maxsplit=1)[0].lower())
+    if pattern is None or pattern.search(request) is None:
+        return None
+    return pattern.sub(f"the {name}", request, count=1)

@@ -1,0 +1,44 @@
+"""A reason said before a request (bench dev part, round 5): only a statement is read apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from botpsy_agent.words.reasons import after_a_reason, naming
+
+
+@pytest.mark.parametrize(
+    ("text", "reason", "asked"),
+    [
+        (
+            "it's stuffy in here, can you turn on the fan",
+            "it's stuffy in here",
+            "can you turn on the fan",
+        ),
+        ("I'm done with the TV, turn it off", "I'm done with the TV", "turn it off"),
+        ("oh, the fan is too loud, drop it to 10%", "the fan is too loud", "drop it to 10%"),
+    ],
+)
+def test_a_statement_before_a_comma_is_a_reason(text: str, reason: str, asked: str) -> None:
+    assert after_a_reason(text, "en") == (reason, asked)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "turn everything off, switch on the hall light",  # a command of its own
+        "let some light in, open the blinds",
+        "it's stuffy in here",  # nothing after it
+    ],
+)
+def test_no_reason_where_the_lead_could_be_a_command(text: str) -> None:
+    assert after_a_reason(text, "en") is None
+
+
+def test_only_english_reasons_are_read_apart() -> None:
+    assert after_a_reason("it's stuffy in here, can you turn on the fan", "ko") is None
+
+
+def test_it_is_the_thing_the_reason_named() -> None:
+    assert naming("turn it off", "Living room TV", "en") == "turn the Living room TV off"
+    assert naming("turn off the lamp", "Living room TV", "en") is None
