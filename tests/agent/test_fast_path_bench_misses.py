@@ -408,7 +408,8 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("how hot will it get today", "get_state", {"domain": ["weather"]}),
     ("any rain in the forecast", "get_state", {"domain": ["weather"]}),
-    # The dev part of the fifth round (953bb66); a reason said first is read apart
+    # The dev part of the fifth round (953bb66); a reason said first is read apart. Its
+    # locks stay HA's ("could you lock up the Front door"): no template of ours reaches one.
     ("it's stuffy in here, can you turn on Sam's fan", "turn_on", {"entity_id": [SAMS_FAN]}),
     ("I'm done with the Walkman, turn it off", "turn_off", {"entity_id": [WALKMAN]}),
     ("we're going to bed, turn off all the lights in the house", "turn_off", {"domain": ["light"]}),
@@ -426,16 +427,6 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         "it's a bit bright, take the Bed Light down to 25%",
         "set_light",
         {"entity_id": ["light.bed_light"], "brightness_pct": 25},
-    ),
-    (
-        "could you lock up the back door",
-        "control_lock",
-        {"entity_id": ["lock.back_door"], "action": "lock"},
-    ),
-    (
-        "get the back door locked please",
-        "control_lock",
-        {"entity_id": ["lock.back_door"], "action": "lock"},
     ),
     ("HeatPump at 23", "set_climate", {"entity_id": [HEATPUMP], "temperature": 23.0}),
     (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from botpsy_agent.words.reasons import after_a_reason, naming
+from botpsy_agent.words.reasons import after_a_reason, naming, points_back
 
 
 @pytest.mark.parametrize(
@@ -37,6 +37,12 @@ def test_no_reason_where_the_lead_could_be_a_command(text: str) -> None:
 
 def test_only_english_reasons_are_read_apart() -> None:
     assert after_a_reason("it's stuffy in here, can you turn on the fan", "ko") is None
+
+
+def test_a_request_pointing_back_into_the_reason_is_not_read_alone() -> None:
+    assert points_back("put them on the list", "en")  # "we're out of coffee beans, …"
+    assert points_back("turn that one off", "en")
+    assert not points_back("turn off the kitchen light", "en")
 
 
 def test_it_is_the_thing_the_reason_named() -> None:

@@ -24,6 +24,12 @@ _STATEMENT: Mapping[str, re.Pattern[str]] = {
 _IT: Mapping[str, re.Pattern[str]] = {"en": re.compile(r"\bit\b", re.IGNORECASE)}
 """The word that points back to the one thing the reason named."""
 
+_POINTING: Mapping[str, re.Pattern[str]] = {
+    "en": re.compile(r"\b(?:it|them|they|that|those|these|this|one|ones)\b", re.IGNORECASE)
+}
+"""Words that point back into the reason: "we're out of coffee beans, put them on the list"
+is about the beans, which only the reason says (the model reads it whole)."""
+
 
 def after_a_reason(text: str, language: str) -> tuple[str, str] | None:
     """The reason and the request after it, if the text says a reason first."""
@@ -32,6 +38,12 @@ def after_a_reason(text: str, language: str) -> tuple[str, str] | None:
     if found is None:
         return None
     return found.group("reason"), found.group("request")
+
+
+def points_back(request: str, language: str) -> bool:
+    """Does the request point back at something only the reason said?"""
+    pattern = _POINTING.get(language.split("-", maxsplit=1)[0].lower())
+    return pattern is not None and pattern.search(request) is not None
 
 
 def naming(request: str, name: str, language: str) -> str | None:

@@ -191,6 +191,8 @@ class FastPath:
         if len(named) == 1:
             (entity_id,) = named
             request = reasons.naming(request, home.entities[entity_id].name, language) or request
+        if reasons.points_back(request, language):
+            return None  # "we're out of coffee beans, put them on the list"
         found = self._one(request, language, home, area_id)
         if found is None or not found.calls or found.bare or not _plain_command(found):
             return None
