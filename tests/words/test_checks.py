@@ -629,6 +629,11 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ("can it spin quicker?", Quantity.SPEED, 1),
         ("mm, one degree up from that please", Quantity.TEMPERATURE, 1),
         ("it's way too dim in the kitchen", Quantity.BRIGHTNESS, 1),
+        # reworded ~r6, a sixth wording
+        ("could you take the living room lamp down a notch", Quantity.ANY, -1),
+        ("the kids room has got a bit of a chill to it", Quantity.TEMPERATURE, 1),
+        ("the living room's feeling a bit cool", Quantity.TEMPERATURE, 1),
+        ("could you bring the heating up a touch", Quantity.ANY, 1),
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:
@@ -660,6 +665,22 @@ def test_a_thermostat_taken_down_by_a_degree_is_not_stepped_up() -> None:
     problem = check(call, text)
     assert problem is not None and problem.code == "wrong_direction"
     assert problem.direction == -1
+
+
+def test_a_step_up_that_sets_cooling_goes_the_wrong_way() -> None:
+    # reworded warmer-living-room~r6: the 0.5B stepped it up one degree and set it to cool
+    text = "the living room's feeling a bit cool, could you bring the temperature up a touch"
+    call = tool(
+        "set_climate", entity_id=["climate.living_room"], temperature_step=1, hvac_mode="cool"
+    )
+    problem = check(call, text)
+    assert problem is not None and problem.code == "wrong_direction"
+    corrected = corrected_call(call, problem)
+    assert corrected is not None
+    assert corrected.model_dump(exclude_none=True, mode="json") == {
+        "entity_id": ["climate.living_room"],
+        "temperature_step": 1.0,
+    }
 
 
 def test_a_light_that_is_off_is_not_dimmed_on() -> None:

@@ -418,6 +418,12 @@ async def test_a_device_said_only_in_a_message_is_not_switched(ha_bridge: HaBrid
         # An instruction to the person is theirs to the end; an "and" inside a fact stays.
         ("tell Sam to open the blinds and close the door", "open the blinds and close the door"),
         ("tell Sam the milk and bread are in the fridge", "the milk and bread are in the fridge"),
+        # A fact that opens with "when …" keeps the command after its comma (reworded
+        # message-asks-someone-else~r6: the 0.5B sent "when you get up" and opened the blinds).
+        (
+            "send Sam a message saying: when you get up, open the bedroom blinds please",
+            "when you get up, open the bedroom blinds please",
+        ),
     ],
 )
 def test_a_message_ends_where_a_command_for_the_home_begins(text: str, body: str) -> None:

@@ -383,6 +383,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "heat it up",
                 "more heat",
                 "nippy",  # reworded chilly-kids-room~r3
+                # "the living room's feeling a bit cool", "a bit of a chill to it" (reworded
+                # warmer-living-room~r6 and chilly-kids-room~r6)
+                *("a bit cool", "feeling cool", "a chill", "bit of a chill"),
                 # "one degree up from that" (reworded thermostat-followup~r5: set to 20 again)
                 *("degree up", "degrees up"),
             ),
@@ -483,6 +486,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
             (
                 *("turn up", "turn it up", "increase", "raise the", "raise it", "crank up", "more"),
                 *("bump it up", "bump up"),  # reworded thermostat-followup~r3
+                *("bring it up", "bring up"),  # reworded warmer-living-room~r6
                 "up by",  # a step said with its way: "up by one"
             ),
             (Quantity.ANY, UP),
@@ -687,6 +691,8 @@ STILL = 0
 """A "change" that changes nothing (a step of 0, the value it already has): wrong either way,
 unless the target is already as far as it goes that way (`AT_TOP`, `AT_BOTTOM`)."""
 AT_TOP, AT_BOTTOM = 2, -2
+BOTH_WAYS = 3
+"""A call that moves one way and sets a mode that goes the other: wrong either way."""
 
 
 def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallProblem | None:
@@ -1025,15 +1031,19 @@ def _switch_moves(call: TurnOn | TurnOff | Toggle, state: EntityState | None) ->
 
 
 def _climate_moves(call: SetClimate, state: EntityState | None, stated: set[float]) -> int | None:
+    mode = None if call.hvac_mode is None else {"heat": UP, "cool": DOWN}.get(call.hvac_mode.value)
     if call.temperature_step is not None:
-        return _sign(call.temperature_step)
-    if call.temperature is not None:
+        moved: int | None = _sign(call.temperature_step)
+    elif call.temperature is not None:
         current = state.attributes.get("temperature") if state is not None else None
         if call.temperature in stated or not isinstance(current, int | float):
             return None
-        return _compare(call.temperature, float(current), 5, 35)
-    assert call.hvac_mode is not None
-    return {"heat": UP, "cool": DOWN}.get(call.hvac_mode.value)
+        moved = _compare(call.temperature, float(current), 5, 35)
+    else:
+        return mode
+    # A step up with the mode set to cooling goes both ways (reworded warmer-living-room~r6,
+    # "feeling a bit cool, … bring the temperature up a touch": the 0.5B set it to cool).
+    return BOTH_WAYS if mode is not None and moved in {UP, DOWN} and moved != mode else moved
 
 
 def _media_moves(call: SetMedia, state: EntityState | None, stated: set[float]) -> int | None:

@@ -196,12 +196,18 @@ _THEN_A_COMMAND = re.compile(
 )
 
 
+_WHEN = r"(?:when|whenever|once|as soon as|before|after|if)\b"
+"""A told fact that opens with "when …": the command after its comma is the person's
+("send Sam a message saying: when you get up, open the bedroom blinds please", reworded
+message-asks-someone-else~r6: the 0.5B sent "when you get up" and opened the blinds)."""
+
+
 def _before_next_command(body: str) -> str:
     """A told fact ends where a command for the home follows it: "tell Min-ji dinner is
     ready and turn off the fairy lights" tells "dinner is ready" (tests/security
     test_exactly_once). An instruction to the person ("tell Sam to open the blinds and
     close the door") is theirs to the end."""
-    if re.match(_COMMAND, body, re.IGNORECASE):
+    if re.match(_COMMAND, body, re.IGNORECASE) or re.match(_WHEN, body, re.IGNORECASE):
         return body
     found = _THEN_A_COMMAND.search(body)
     return body[: found.start()] if found else body

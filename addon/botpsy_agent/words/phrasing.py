@@ -17,9 +17,10 @@ and endings attach to the word."""
 SPLIT_PARTICLES: Mapping[str, tuple[re.Pattern[str], ...]] = {
     "en": (
         # "cool the living room down" (dev, reworded cooler-living-room: the 0.5B set the
-        # heating to cool, a mode it does not have)
+        # heating to cool, a mode it does not have); "take the living room lamp down a
+        # notch" (reworded dimmer-living-room~r6: the 0.5B stepped it up)
         re.compile(
-            r"\b(turn|cool|warm|heat|speed|slow)\s+((?:(?!up\b|down\b)[\w'-]+\s+){1,4}?)(up|down)\b",
+            r"\b(turn|cool|warm|heat|speed|slow|take|bring)\s+((?:(?!up\b|down\b)[\w'-]+\s+){1,4}?)(up|down)\b",
             re.I,
         ),
         # "get the coffee machine going" (dev, reworded multi-coffee-and-message: the 0.5B
