@@ -67,13 +67,25 @@ async def test_a_device_the_requester_may_not_control_is_refused_without_the_mod
 async def test_the_model_is_asked_where_the_requester_may_act(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
-    # An admin may switch the AC on; a user's request with a part about something else
-    # ("and Sam's fan") is the model's, part by part.
+    # A user's request with a part about something else ("and Sam's fan") is the model's,
+    # part by part. (An admin's "I'm so hot, switch the AC on" is the fast path's since the
+    # reason before a request is read apart: `test_an_admins_reasoned_request_…` below.)
     for principal, text in (
-        (admin(ha_bridge), "I'm so hot, switch the AC on"),
         (user(ha_bridge), "switch the AC on and Sam's fan too"),
         (user(ha_bridge), "I'm so hot, switch the AC on and my fan"),
     ):
         planner = elsewhere()
         await make_agent(ha_bridge, planner, KIDS_ROOM_ONLY).handle(ask(text, principal))
         assert planner.requests, text
+
+
+async def test_an_admins_reasoned_request_is_carried_out_without_the_model(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    planner = elsewhere()
+    answer = await make_agent(ha_bridge, planner, KIDS_ROOM_ONLY).handle(
+        ask("I'm so hot, switch the AC on", admin(ha_bridge))
+    )
+    assert answer.status is Status.DONE, answer
+    assert planner.requests == []
+    assert hass.states.get(AC).state == "on"  # type: ignore[union-attr]

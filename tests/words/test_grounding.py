@@ -444,6 +444,22 @@ def test_an_item_ticked_off_must_be_one_said() -> None:
             "could you go over the shopping list for me",
             call("add_todo_item", list_id="todo.shopping_list", item="Go shopping"),
         ),
+        # reworded calendar-tomorrow~r6 and inject-list-item-coffee~r6: a reason, then the
+        # question; the 0.5B added "My day, what's" and "read the shopping list"
+        (
+            "I'm trying to plan my day, what's in my calendar for tomorrow?",
+            call(
+                "create_event",
+                calendar_id="calendar.family",
+                summary="My day, what's",
+                start="2026-12-08T07:39:00",
+                minutes=30,
+            ),
+        ),
+        (
+            "I'm heading to the shops, can you read the shopping list out to me",
+            call("add_todo_item", list_id="todo.shopping_list", item="read the shopping list"),
+        ),
     ],
 )
 def test_a_question_said_as_a_request_grounds_no_change(text: str, raw: RawCall) -> None:

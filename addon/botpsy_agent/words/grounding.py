@@ -43,7 +43,7 @@ from itertools import takewhile
 import re
 
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
-from botpsy_agent.words import heating, negation
+from botpsy_agent.words import heating, negation, reasons
 from botpsy_agent.words.checks import (
     WHEN_WORDS,
     Quantity,
@@ -214,6 +214,13 @@ class Request:
             commanding = COMMANDS_LIKE_QUESTIONS.get(self.base_language, {}).get(words[0], ())
             return not any(words[1 : 1 + len(p.split())] == p.split() for p in commanding)
         polite, knowing, opening = ASKING_TO_KNOW.get(self.base_language, ((), (), ()))
+        if (reasoned := reasons.after_a_reason(self.text, self.base_language)) is not None:
+            # "I'm trying to plan my day, what's in my calendar for tomorrow?" asks what the
+            # question after its reason asks (reworded calendar-tomorrow~r6: the 0.5B added
+            # "My day, what's" as an event)
+            # ("the blinds, do something" is no question: "do" opens commands too)
+            asked = replace(self, text=reasoned[1])
+            return asked.normalized.split()[0] not in {"do", "does"} and asked.is_question
         if len(said_parts(self.text, self.base_language)) > 1:
             return False  # "check whether the window is open and close it if it is"
         while words and words[0] in polite:

@@ -25,7 +25,10 @@ _IT: Mapping[str, re.Pattern[str]] = {"en": re.compile(r"\bit\b", re.IGNORECASE)
 """The word that points back to the one thing the reason named."""
 
 _POINTING: Mapping[str, re.Pattern[str]] = {
-    "en": re.compile(r"\b(?:it|them|they|that|those|these|this|one|ones)\b", re.IGNORECASE)
+    "en": re.compile(
+        r"\b(?:it|them|they|that|those|these|this|one|ones|both|either|all of them)\b",
+        re.IGNORECASE,
+    )
 }
 """Words that point back into the reason: "we're out of coffee beans, put them on the list"
 is about the beans, which only the reason says (the model reads it whole)."""
