@@ -58,3 +58,9 @@ def test_everything_ticks_off_each_item_the_model_left() -> None:
         "milk",
         "bread",
     ]
+    # reworded recover-list-then-complete~r6: the 0.5B added "Good news"
+    single = Request("good news, I managed to buy every single thing on the shopping list", "en")
+    assert [c.arguments["item"] for c in every_item(one, ["milk", "bread"], single)] == [
+        "milk",
+        "bread",
+    ]

@@ -526,6 +526,9 @@ def test_a_settled_message_leaves_no_room_for_no_tool_fits() -> None:
 def test_ticking_off_everything_is_no_item_to_add() -> None:
     tools = _narrowed("I bought everything on the shopping list")
     assert "complete_todo_item" in tools and "add_todo_item" not in tools
+    # reworded recover-list-then-complete~r6: the 0.5B added "Good news"
+    tools = _narrowed("good news, I managed to buy every single thing on the shopping list")
+    assert "complete_todo_item" in tools and "add_todo_item" not in tools
     assert "add_todo_item" in _narrowed("add oat milk to the shopping list")
 
 

@@ -29,6 +29,7 @@ WHOLE_LIST: Mapping[str, tuple[str, ...]] = {
         # "I've bought all the stuff on the shopping list" (dev, reworded
         # recover-list-then-complete: the 0.5B ticked off one item)
         *("all the stuff", "all the things", "every item"),
+        *("every single thing", "every single item"),  # reworded ~r6 of the same
     ),
     "ko": ("전부", "모두"),
     "id": ("semua",),

@@ -245,6 +245,9 @@ KINDS: WordTable = {
             "remove",
             "finished",
             "tick",
+            # "I managed to buy every single thing on the shopping list" (reworded
+            # recover-list-then-complete~r6: the 0.5B added "Good news")
+            *("managed to buy", "managed to get"),
         ),
     },
     "ko": {
