@@ -89,6 +89,12 @@ async def test_okay_and_another_request_is_no_yes_and_cancels_the_parked_action(
         ("en", "hmm, no, don't bother", False, True),
         ("en", "hmm", False, False),
         ("en", "definitely, and turn on the kitchen light", False, False),
+        # reworded calendar-delete~r6, followup-cancel-it~r6, calendar-delete-declined~r6:
+        # refused as new requests
+        ("en", "yes, do that", True, False),
+        ("en", "yes, I'm sure", True, False),
+        ("en", "wait, no, leave it where it is", False, True),
+        ("en", "I'm sure, and unlock the door", False, False),
         ("ko", "네", True, False),
         ("ko", "네 그리고 불 꺼줘", False, False),
         ("id", "ya", True, False),
