@@ -286,6 +286,40 @@ async def test_the_app_lists_the_events_a_move_needs_and_offers_only_the_named_o
     assert event["start"].startswith((start + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"))
 
 
+async def test_an_update_that_leaves_the_event_as_it_is_is_neither_run_nor_claimed(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Reworded calendar-delete-declined~r6: for "please wipe the dentist appointment off
+    my calendar" the 0.5B updated the event with its own title and times, and the answer
+    said 'Updated "Dentist"' though nothing had changed."""
+    start = dt_util.now().replace(hour=15, minute=0, second=0, microsecond=0) + timedelta(days=1)
+    await _family_calendar_with(hass, ha_bridge, ("Dentist", start))
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step > 0:
+            return "Done."
+        (listing,) = tool_results(request)
+        (dentist,) = listing["result"]["events"]
+        return [
+            call(
+                "update_event",
+                calendar_id="calendar.family",
+                uid=dentist["uid"],
+                summary="Dentist",
+                start=start.strftime("%Y-%m-%dT%H:%M"),
+                minutes=60,
+            )
+        ]
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    text = "please wipe the dentist appointment off my calendar"
+    response = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert response.status is not Status.DONE, response
+    assert "Updated" not in response.speech, response.speech
+    assert "update_event" not in [a.tool for a in response.actions if a.outcome is Outcome.EXECUTED]
+
+
 async def test_no_change_is_offered_for_an_event_the_request_does_not_name(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
@@ -900,3 +934,27 @@ async def test_the_next_three_days_are_read_when_the_model_reads_one(
     (read,) = response.actions
     assert read.arguments.get("hours") == 72, read.arguments
     assert "Dentist" in response.speech and "Piano" in response.speech, response.speech
+
+
+async def test_a_rooms_lights_are_the_one_light_the_request_names(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Reworded kitchen-then-off~r6: for "get the kitchen light on for me please" the 0.5B
+    switched on the kitchen's lights, the counter lights beside the Kitchen light too."""
+    lights = ["light.ceiling_lights", "light.living_room_rgbww_lights"]
+    await hass.services.async_call("light", "turn_off", {"entity_id": lights}, blocking=True)
+    await wait_until(lambda: ha_bridge.index.home.state_of(lights[0]).state == "off")
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step > 0:
+            return "Done."
+        return [call("turn_on", area_id=["living_room"], domain=["light"])]
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    text = "get the ceiling lights on in the living room for me please"
+    response = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert response.status is Status.DONE, response
+    assert [a.entity_ids for a in response.actions] == [["light.ceiling_lights"]]
+    await wait_until(lambda: ha_bridge.index.home.state_of(lights[0]).state == "on")
+    assert hass.states.get(lights[1]).state == "off"  # type: ignore[union-attr]

@@ -20,7 +20,13 @@ from typing import Any, Protocol
 
 from botpsy_agent.agent.conversation import Conversation, ConversationStore, PendingConfirmation
 from botpsy_agent.agent.narrow_moves import recipient_names
-from botpsy_agent.agent.prepare import calendar_words, listed_events, named_events
+from botpsy_agent.agent.prepare import (
+    Event,
+    calendar_words,
+    changes_nothing,
+    listed_events,
+    named_events,
+)
 from botpsy_agent.agent.protocol import (
     ActionReport,
     AgentCode,
@@ -84,7 +90,7 @@ from botpsy_agent.words import (
 from tool_schemas.actions import describe
 from tool_schemas.assist import ASSIST_TOOLS, CurrentTime
 from tool_schemas.base import Access, MappingContext, Tool
-from tool_schemas.calendar import CheckFreeBusy, ListEvents
+from tool_schemas.calendar import CheckFreeBusy, ListEvents, UpdateEvent
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 from tool_schemas.conversation import AskUser
 from tool_schemas.messaging import ListTodoItems, SendMessage
@@ -261,6 +267,8 @@ class CallPipeline:
         request, home, policy, now = job.request, job.home, job.policy, job.now
         if words is not None and isinstance(call, SendMessage):
             call = _to_the_one_named(call, words, home)
+        if words is not None and call.access is Access.CONTROL:
+            call = _to_the_entity_named(call, words, home)
         if words is not None:  # the request's own content span, where code can read it (D68)
             recipient = home.entities.get(str(getattr(call, "recipient", "")))
             names = (recipient.name, *recipient.aliases) if recipient is not None else ()
@@ -318,6 +326,10 @@ class CallPipeline:
         verdict = grounding.Verdict.GROUNDED
         if words is not None:
             verdict = grounding.check(resolved, words, home, _events_named(job, words))
+        if isinstance(call, UpdateEvent) and changes_nothing(
+            call, _listed_events(job), MappingContext(job.now)
+        ):
+            verdict = grounding.Verdict.UNRELATED  # no change: never said to have been made
         if (unasked := self._unasked(report, resolved, verdict, job, words)) is not None:
             return unasked
         if verdict is grounding.Verdict.ASK and isinstance(call, SendMessage):
@@ -623,6 +635,36 @@ def _to_the_one_named(call: SendMessage, words: grounding.Request, home: Home) -
         return call
 
 
+_PLACE_FIELDS = ("area_id", "floor_id", "domain", "device_class")
+
+
+def _to_the_entity_named(call: Tool, words: grounding.Request, home: Home) -> Tool:
+    """A call on a room's devices of a kind, where the request names one of them by its own
+    name: that one ("get the kitchen light on for me please" is the Kitchen light, not the
+    counter lights beside it; reworded kitchen-then-off~r6: the 0.5B switched on both, as
+    HA's own agent, which matches names before areas, would not)."""
+    spec = call.target_fields()
+    if spec is None or spec.entity_id or not (spec.area_id or spec.floor_id) or not spec.domain:
+        return call
+    places = set(spec.area_id or ()) | set(spec.floor_id or ())
+    named = [
+        e.entity_id
+        for e in home.entities.values()
+        if e.domain in spec.domain
+        and (e.area_id in places or e.floor_id in places)
+        and any(words.says_exactly(n) for n in (e.name, *e.aliases))
+    ]
+    if len(named) != 1:
+        return call
+    arguments = call.model_dump(exclude_none=True, mode="json")
+    for place_field in _PLACE_FIELDS:
+        arguments.pop(place_field, None)
+    try:
+        return parse_tool_call(call.name, {**arguments, "entity_id": named})
+    except ToolCallError:
+        return call
+
+
 def _asked_of_nothing(call: Tool, words: grounding.Request | None, home: Home) -> str | None:
     """The thing a question asks about that no device of the home reads, when `call` reads
     device states in its place, or the calendar or a list for a question that speaks of no
@@ -649,8 +691,12 @@ def _sensor_of_nothing(call: Tool, words: grounding.Request) -> str | None:
     return next((kind for kind in kinds if words.says(kind)), None)
 
 
+def _listed_events(job: Job) -> list[Event]:
+    return [e for step in job.turn.steps for e in listed_events(step.feedback)]
+
+
 def _events_named(job: Job, words: grounding.Request) -> frozenset[str]:
     """The uids of the events this turn listed that the request names."""
-    listed = [e for step in job.turn.steps for e in listed_events(step.feedback)]
+    listed = _listed_events(job)
     named = named_events(listed, words, job.conversation.last_listed, job.calendar_words)
     return frozenset(e.uid for e in named)

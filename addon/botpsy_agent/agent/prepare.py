@@ -27,8 +27,8 @@ from botpsy_agent.agent.schema_fields import properties
 from botpsy_agent.home import Home
 from botpsy_agent.llm.planning import RawCall
 from botpsy_agent.words import ALL_DAY, SaidValues, find_spoken_times, grounding
-from tool_schemas.base import Access, Tool
-from tool_schemas.calendar import ListEvents
+from tool_schemas.base import Access, MappingContext, Tool
+from tool_schemas.calendar import ListEvents, UpdateEvent
 
 UID_TOOLS = ("update_event", "delete_event")
 LISTING_DAYS = 31
@@ -171,6 +171,28 @@ def _event(raw: dict[str, Any], handle: str) -> Event:
         str(raw.get("end", "")),
         handle,
     )
+
+
+def changes_nothing(call: UpdateEvent, events: Sequence[Event], context: MappingContext) -> bool:
+    """Whether the update leaves the listed event as it is: its title, start and end
+    (reworded calendar-delete-declined~r6: for "please wipe the dentist appointment off my
+    calendar" the 0.5B updated it with its own values, and the answer said "Updated")."""
+    event = next((e for e in events if e.uid == call.uid), None)
+    if event is None or call.description is not None or call.location is not None:
+        return False
+    if call.summary.strip().casefold() != event.summary.strip().casefold():
+        return False
+    times = call.times(context)
+    start = times.get("start_date_time") or times["start_date"]
+    end = times.get("end_date_time") or times["end_date"]
+    return _same_moment(start, event.start) and _same_moment(end, event.end)
+
+
+def _same_moment(one: str, other: str) -> bool:
+    try:
+        return datetime.fromisoformat(one) == datetime.fromisoformat(other)
+    except ValueError:
+        return one == other
 
 
 def named_events(
