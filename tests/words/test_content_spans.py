@@ -302,6 +302,28 @@ async def test_an_item_the_model_left_out_is_added_too(
     assert "eggs" in answer.speech and "flour" in answer.speech, answer.speech
 
 
+@pytest.mark.parametrize("models_item", ["them", "Baking"])
+async def test_an_item_never_said_gives_way_to_the_items_said(
+    hass: HomeAssistant, ha_bridge: HaBridge, models_item: str
+) -> None:
+    """Reworded todo-note-two~r6: "eggs and flour" went on the list as one item, the
+    request's span put in place of an item of the model's that the request never said."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [call("add_todo_item", list_id="todo.shopping_list", item=models_item)]
+        return "Done."
+
+    before = await todo_items(hass)
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    text = "I'm baking, so we'll need eggs and flour, add them to the shopping list please"
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert answer.status is Status.DONE, answer
+    added = [item for item in await todo_items(hass) if item not in before]
+    assert sorted(added) == ["eggs", "flour"], added
+
+
 async def test_what_is_needed_is_added_once_in_the_requests_words(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:

@@ -87,6 +87,7 @@ from botpsy_agent.words import (
     Recognized,
     SaidValues,
     grounding,
+    is_an_item_said,
     items_left_out,
     said_off_then_asked,
     said_values,
@@ -683,10 +684,20 @@ def _items_apart(calls: tuple[RawCall, ...], text: str) -> tuple[RawCall, ...]:
         lists = {raw.arguments.get("list_id") for raw in adds}
         list_id = adds[0].arguments.get("list_id")
         if len(lists) == 1 and list_id is not None:  # two lists: the model's to say which
+            left_out = items_left_out(called, text)
             out += [
-                RawCall("add_todo_item", {"list_id": list_id, "item": item})
-                for item in items_left_out(called, text)
+                RawCall("add_todo_item", {"list_id": list_id, "item": item}) for item in left_out
             ]
+            if len(left_out) > 1:
+                # "we'll need eggs and flour, add them to the list": an item of the model's
+                # that the request never said ("them") stands for the items added in its
+                # place (reworded todo-note-two~r6: the request's span, "eggs and flour",
+                # became one item)
+                out = [
+                    raw
+                    for raw in out
+                    if raw not in adds or is_an_item_said(str(raw.arguments["item"]), text)
+                ]
     return tuple(out)
 
 

@@ -267,8 +267,8 @@ class CallPipeline:
         request, home, policy, now = job.request, job.home, job.policy, job.now
         if words is not None and isinstance(call, SendMessage):
             call = _to_the_one_named(call, words, home)
-        if words is not None and call.access is Access.CONTROL:
-            call = _to_the_entity_named(call, words, home)
+        if call.access is Access.CONTROL:  # the fast path's guesses too (HA's fallback reader)
+            call = _to_the_entity_named(call, words or job.words(), home)
         if words is not None:  # the request's own content span, where code can read it (D68)
             recipient = home.entities.get(str(getattr(call, "recipient", "")))
             names = (recipient.name, *recipient.aliases) if recipient is not None else ()

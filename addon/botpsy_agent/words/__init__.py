@@ -7,6 +7,7 @@ from botpsy_agent.words import grounding
 from botpsy_agent.words.checks import CallProblem, Quantity, check_call, corrected_call
 from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.content import (
+    is_an_item_said,
     items_left_out,
     list_item,
     message_body,
@@ -63,6 +64,7 @@ __all__ = [
     "corrected_call",
     "find_spoken_times",
     "grounding",
+    "is_an_item_said",
     "items_left_out",
     "list_item",
     "message_body",

@@ -331,6 +331,11 @@ def items_left_out(called: list[str], text: str) -> list[str]:
     return [item for item in items_said(text) if not any(f" {_plain(item)} " in a for a in added)]
 
 
+def is_an_item_said(item: str, text: str) -> bool:
+    """Whether this list item is one of those the request asks to add (`items_said`)."""
+    return _plain(item) in {_plain(said) for said in items_said(text)}
+
+
 def separate_items(item: str, text: str) -> list[str]:
     """ "eggs and flour" as two items, when each was said in the request: HA adds one item
     per call, and a list of two as one item is neither (dev: todo-note-two). A name with
