@@ -460,6 +460,11 @@ def test_an_item_ticked_off_must_be_one_said() -> None:
             "I'm heading to the shops, can you read the shopping list out to me",
             call("add_todo_item", list_id="todo.shopping_list", item="read the shopping list"),
         ),
+        # reworded todo-list~r6: the 1.5B added "shopping list"
+        (
+            "before I go out, what's on the shopping list?",
+            call("add_todo_item", list_id="todo.shopping_list", item="shopping list"),
+        ),
     ],
 )
 def test_a_question_said_as_a_request_grounds_no_change(text: str, raw: RawCall) -> None:

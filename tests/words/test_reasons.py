@@ -17,6 +17,9 @@ from botpsy_agent.words.reasons import after_a_reason, naming, points_back
         ),
         ("I'm done with the TV, turn it off", "I'm done with the TV", "turn it off"),
         ("oh, the fan is too loud, drop it to 10%", "the fan is too loud", "drop it to 10%"),
+        ("I think it's cold, turn on the heater", "I think it's cold", "turn on the heater"),
+        # reworded todo-list~r6: the 1.5B added "shopping list" to the list
+        ("before I go out, what's on the list?", "before I go out", "what's on the list?"),
     ],
 )
 def test_a_statement_before_a_comma_is_a_reason(text: str, reason: str, asked: str) -> None:
@@ -29,6 +32,8 @@ def test_a_statement_before_a_comma_is_a_reason(text: str, reason: str, asked: s
         "turn everything off, switch on the hall light",  # a command of its own
         "let some light in, open the blinds",
         "it's stuffy in here",  # nothing after it
+        "if it gets cold, turn on the heater",  # later, not now
+        "when I'm home, open the garage",
     ],
 )
 def test_no_reason_where_the_lead_could_be_a_command(text: str) -> None:

@@ -110,6 +110,11 @@ def test_a_device_word_a_target_shares_does_not_name_it() -> None:
         ("any sign of a water leak in the garage?", "water leak"),
         ("can you check the radon level in the office for me", "radon level"),
         ("can you check if the mailbox is full", "mailbox"),
+        # reworded no-reading-*~r6: the 0.5B read the phones and scenes, the calendar, and
+        # the garage door
+        ("how high is the radon level in the office right now", "radon level"),
+        ("can you check whether there's carbon monoxide in the kitchen", "carbon monoxide"),
+        ("I think something's leaking, is there a water leak in the garage?", "water leak"),
     ],
 )
 def test_a_question_about_a_thing_the_home_knows_no_word_of_names_it(text: str, thing: str) -> None:
@@ -135,6 +140,9 @@ def test_a_question_about_a_thing_the_home_knows_no_word_of_names_it(text: str, 
         "what's the weather looking like tomorrow",
         "I can't see a thing in the hall, it's too dark",  # no request to look
         "can you check the front door",
+        "how bright is the kitchen light",
+        "can you check whether there's a light on in the kitchen",
+        "I think it's cold, is the heating on in the kitchen?",
     ],
 )
 def test_a_question_about_what_the_home_has_or_no_thing_is_left_alone(text: str) -> None:

@@ -2,8 +2,10 @@
 "I'm done with the TV, turn it off" (bench dev part, round 5). HA's templates read the
 request alone; the reason before it says why, not what.
 
-Only a statement counts as a reason ("it's …", "I'm …", "the fan is …"): a lead that could
-be a command of its own ("turn everything off, switch on the hall light") is never dropped.
+Only a statement counts as a reason ("it's …", "I'm …", "the fan is …", "before I go out"):
+a lead that could be a command of its own ("turn everything off, switch on the hall light")
+is never dropped, nor a condition ("if it gets cold, …", "when I'm home, …"), which asks for
+later, not now.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import re
 _STATEMENT: Mapping[str, re.Pattern[str]] = {
     "en": re.compile(
         r"^\s*(?:(?:oh|ok|okay|so|well|right|hmm|um)\s*,?\s+)?"
-        r"(?P<reason>(?:it'?s|it\s+is|i'?m|i\s+am|i'?ve|we'?re|we\s+are|we'?ve|the|this|"
+        r"(?P<reason>(?:it'?s|it\s+is|i'?m|i\s+am|i'?ve|i\s+(?:think|guess|reckon)|we'?re|we\s+are|we'?ve|the|this|"
+        r"before|because|since|"
         r"that'?s|there'?s|my|our)\b[^,]*?),\s+(?P<request>\w.*)$",
         re.IGNORECASE,
     ),

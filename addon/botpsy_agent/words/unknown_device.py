@@ -17,9 +17,11 @@ kitchen", in a home without such a sensor) is said to be unknown the same way
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from itertools import dropwhile, takewhile
 
 from botpsy_agent.home import Entity, Home
+from botpsy_agent.words import reasons
 from botpsy_agent.words.grounding import DETERMINERS, PARTICLES, Request, home_knows, own_words
 from botpsy_agent.words.grounding_words import ASKING_TO_KNOW, KINDS
 
@@ -156,6 +158,10 @@ def unknown_reading(request: Request, home: Home) -> str | None:
     have ("has the garage got *a water leak*"); what "anything" is said to do ("is anything
     *leaking water*"); and the place it is asked of ("is there still room in *the
     mailbox*")."""
+    if (reasoned := reasons.after_a_reason(request.text, request.base_language)) is not None:
+        # "I think something's leaking, is there a water leak in the garage?" (reworded
+        # no-reading-3~r6: the 0.5B read the garage door)
+        request = replace(request, text=reasoned[1])
     said = request.affirmed.split()
     if request.word_language != "en" or len(said) < 2:
         return None
@@ -179,6 +185,8 @@ def _things_checked(said: list[str]) -> Iterator[list[str]]:
 def _things_asked_about(said: list[str]) -> Iterator[list[str]]:
     if said[0] in _ANY:  # "any sign of a water leak in the garage?"
         rest = ["the", *said[1:]]
+    elif said[0] == "how" and said[2:3] and said[2] in _AUXILIARIES:
+        rest = said[3:]  # "how high is the radon level" (reworded no-reading-1~r6)
     else:
         rest = said[2:] if said[1] in _AUXILIARIES else said[1:]  # "what is the …"
     if rest[1:3] and rest[1] in _SIGNS and rest[2] == "of":  # "the sign of a leak": a leak
@@ -197,8 +205,14 @@ def _things_asked_about(said: list[str]) -> Iterator[list[str]]:
         elif word in _PLACES_IN:  # "in the mailbox", "inside the letterbox"
             yield _noun_phrase(said[at + 1 :])
         elif word in _OPENING_A_QUESTION and at > 0 and said[at - 1] in _CHECKING:
-            # "can you check if the mailbox is full"
-            yield list(takewhile(lambda w: w not in _AUXILIARIES, _noun_phrase(said[at + 1 :])))
+            # "can you check if the mailbox is full"; "… whether there's carbon monoxide in
+            # the kitchen" (reworded no-reading-0~r6: the 0.5B looked at the calendar)
+            tail = said[at + 1 :]
+            if tail[:1] == ["there"]:  # "there's" reads "there"
+                tail = tail[2:] if tail[1:2] in (["is"], ["are"]) else tail[1:]
+                tail = _any_as_the(tail)
+                tail = tail if tail[:1] and tail[0] in _DETERMINERS else ["the", *tail]
+            yield list(takewhile(lambda w: w not in _AUXILIARIES, _noun_phrase(tail)))
 
 
 def _any_as_the(rest: list[str]) -> list[str]:
