@@ -13,12 +13,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 import re
 
+_STARTS_EN = (
+    *(r"it'?s", r"it\s+is", r"that'?s", r"there'?s", "this", "the", "my", "our"),
+    *(r"i'?m", r"i\s+am", r"i'?ve", r"i\s+(?:think|guess|reckon)"),
+    *(r"we'?re", r"we\s+are", r"we'?ve"),
+    *("before", "because", "since"),
+)
+"""How an English statement opens: not an imperative, not a condition ("if", "when")."""
+
 _STATEMENT: Mapping[str, re.Pattern[str]] = {
     "en": re.compile(
         r"^\s*(?:(?:oh|ok|okay|so|well|right|hmm|um)\s*,?\s+)?"
-        r"(?P<reason>(?:it'?s|it\s+is|i'?m|i\s+am|i'?ve|i\s+(?:think|guess|reckon)|we'?re|we\s+are|we'?ve|the|this|"
-        r"before|because|since|"
-        r"that'?s|there'?s|my|our)\b[^,]*?),\s+(?P<request>\w.*)$",
+        rf"(?P<reason>(?:{'|'.join(_STARTS_EN)})\b[^,]*?),\s+(?P<request>\w.*)$",
         re.IGNORECASE,
     ),
 }
@@ -39,7 +45,7 @@ is about the beans, which only the reason says (the model reads it whole)."""
 
 def after_a_reason(text: str, language: str) -> tuple[str, str] | None:
     """The reason and the request after it, if the text says a reason first."""
-    pattern = _STATEMENT.get(language.split("-", maxsplit=1)[0].lower())
+    pattern = _STATEMENT.get(_base(language))
     found = pattern.match(text) if pattern is not None else None
     if found is None:
         return None
@@ -48,14 +54,18 @@ def after_a_reason(text: str, language: str) -> tuple[str, str] | None:
 
 def points_back(request: str, language: str) -> bool:
     """Does the request point back at something only the reason said?"""
-    pattern = _POINTING.get(language.split("-", maxsplit=1)[0].lower())
+    pattern = _POINTING.get(_base(language))
     return pattern is not None and pattern.search(request) is not None
 
 
 def naming(request: str, name: str, language: str) -> str | None:
     """The request with its "it" replaced by the thing's name ("turn it off" → "turn the
     Living room TV off"), or None if it has no such word."""
-    pattern = _IT.get(language.split("-", maxsplit=1)[0].lower())
+    pattern = _IT.get(_base(language))
     if pattern is None or pattern.search(request) is None:
         return None
     return pattern.sub(f"the {name}", request, count=1)
+
+
+def _base(language: str) -> str:
+    return language.split("-", maxsplit=1)[0].lower()
