@@ -324,11 +324,10 @@ class CallPipeline:
         if isinstance(decision, Deny):
             return self.refused(report, decision, resolved.entity_ids)
         verdict = grounding.Verdict.GROUNDED
+        listed = _listed_events(job) if words is not None or isinstance(call, UpdateEvent) else []
         if words is not None:
-            verdict = grounding.check(resolved, words, home, _events_named(job, words))
-        if isinstance(call, UpdateEvent) and changes_nothing(
-            call, _listed_events(job), MappingContext(job.now)
-        ):
+            verdict = grounding.check(resolved, words, home, _events_named(job, words, listed))
+        if isinstance(call, UpdateEvent) and changes_nothing(call, listed, MappingContext(job.now)):
             verdict = grounding.Verdict.UNRELATED  # no change: never said to have been made
         if (unasked := self._unasked(report, resolved, verdict, job, words)) is not None:
             return unasked
@@ -695,8 +694,7 @@ def _listed_events(job: Job) -> list[Event]:
     return [e for step in job.turn.steps for e in listed_events(step.feedback)]
 
 
-def _events_named(job: Job, words: grounding.Request) -> frozenset[str]:
-    """The uids of the events this turn listed that the request names."""
-    listed = _listed_events(job)
+def _events_named(job: Job, words: grounding.Request, listed: list[Event]) -> frozenset[str]:
+    """The uids of the events this turn listed (`listed`) that the request names."""
     named = named_events(listed, words, job.conversation.last_listed, job.calendar_words)
     return frozenset(e.uid for e in named)

@@ -196,8 +196,7 @@ class FastPath:
         found = self._one(request, language, home, area_id)
         if found is None or not found.calls or found.bare or not _plain_command(found):
             return None
-        touched = _touched(found.calls, home)
-        if touched is None or not named <= touched:
+        if not _acts_on_all(found.calls, named, home):
             return None  # "the kitchen light is too bright, turn on the hall light"
         return found
 
@@ -276,8 +275,7 @@ class FastPath:
             calls.extend(made)
         if not all(call.access is Access.READ or _mendable(call) for call in calls):
             return None
-        touched = _touched(calls, home)
-        if touched is None or not self._said_names(text, home) <= touched:
+        if not _acts_on_all(calls, self._said_names(text, home), home):
             # "turn off the porch light and then the fairy lights" read as the porch light
             # only; "the lamp in the hall", with no lamp there, as the hall's lights
             return None
@@ -407,6 +405,12 @@ def _frame_calls(frame: guess.Frame, home: Home) -> tuple[Tool, ...] | None:
         return tuple(parse_tool_call(tool, args) for tool, args in raw)
     except KeyError, TypeError, ValueError, ToolCallError:
         return None
+
+
+def _acts_on_all(calls: Iterable[Tool], named: frozenset[str], home: Home) -> bool:
+    """Whether the calls' targets, as they resolve, take in every entity named."""
+    touched = _touched(calls, home)
+    return touched is not None and named <= touched
 
 
 def _touched(calls: Iterable[Tool], home: Home) -> frozenset[str] | None:

@@ -192,8 +192,8 @@ def _things_asked_about(said: list[str]) -> Iterator[list[str]]:
     if rest[1:3] and rest[1] in _SIGNS and rest[2] == "of":  # "the sign of a leak": a leak
         rest = _any_as_the(rest[3:]) if rest[3:4] and rest[3] in _DETERMINERS | _ANY else []
     if rest[:1] == ["there"]:  # "is there smoke": a thing without a determiner
-        rest = rest[1:] if rest[1:2] and rest[1] in _DETERMINERS | _ANY else ["the", *rest[1:]]
-    rest = _any_as_the(rest)  # "is there any smoke", "are any windows open"
+        rest = _said_to_be_there(rest)
+    rest = _any_as_the(rest)  # "are any windows open"
     yield [w for w in _noun_phrase(rest) if w not in _PLACEHOLDERS]
     if said[:2] in (["how", "much"], ["how", "many"]):
         yield list(takewhile(lambda w: w not in _AUXILIARIES | _PHRASE_ENDS, said[2:]))
@@ -208,11 +208,16 @@ def _things_asked_about(said: list[str]) -> Iterator[list[str]]:
             # "can you check if the mailbox is full"; "… whether there's carbon monoxide in
             # the kitchen" (reworded no-reading-0~r6: the 0.5B looked at the calendar)
             tail = said[at + 1 :]
-            if tail[:1] == ["there"]:  # "there's" reads "there"
-                tail = tail[2:] if tail[1:2] in (["is"], ["are"]) else tail[1:]
-                tail = _any_as_the(tail)
-                tail = tail if tail[:1] and tail[0] in _DETERMINERS else ["the", *tail]
+            tail = _said_to_be_there(tail) if tail[:1] == ["there"] else tail  # "there's"
             yield list(takewhile(lambda w: w not in _AUXILIARIES, _noun_phrase(tail)))
+
+
+def _said_to_be_there(words: list[str]) -> list[str]:
+    """What "there (is)" is said of, as a noun phrase: "there smoke" (of "there's smoke")
+    and "there is any smoke" -> "the smoke"."""
+    words = words[2:] if words[1:2] in (["is"], ["are"]) else words[1:]
+    words = _any_as_the(words)
+    return words if words[:1] and words[0] in _DETERMINERS else ["the", *words]
 
 
 def _any_as_the(rest: list[str]) -> list[str]:
