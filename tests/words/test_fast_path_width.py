@@ -493,6 +493,29 @@ async def test_an_item_is_removed_from_the_real_list(
     assert "oat milk" not in summaries
 
 
+async def test_two_items_said_go_on_the_real_list_as_two(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    # make demo at 57f51ec: "stick washing-up liquid and bin bags on the shopping list" put
+    # one item "washing-up liquid and bin bags" on the list (HA's template takes the span)
+    agent = make_agent(ha_bridge, planner=None)
+    text = "stick washing-up liquid and bin bags on the shopping list"
+    added = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert (added.status, added.path) == (Status.DONE, Path.FAST_PATH), added
+    items = await hass.services.async_call(
+        "todo",
+        "get_items",
+        {"entity_id": "todo.shopping_list"},
+        blocking=True,
+        return_response=True,
+    )
+    summaries = [i["summary"] for i in items["todo.shopping_list"]["items"]]  # type: ignore[index,union-attr]
+    assert {"washing-up liquid", "bin bags"} <= set(summaries), summaries
+    assert "washing-up liquid and bin bags" not in summaries
+    assert added.speech == "Added washing-up liquid and bin bags to Shopping list."
+
+
 def with_weather(home: Home) -> Home:
     """The test home with a weather entity (HA's demo weather is not among its platforms)."""
     entities = dict(home.entities)

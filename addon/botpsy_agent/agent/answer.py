@@ -36,6 +36,7 @@ from botpsy_agent.agent.turn import (
 )
 from botpsy_agent.home import Home
 from botpsy_agent.words import PREPARED_BY
+from tool_schemas.messaging import AddTodoItem, CompleteTodoItem
 
 _UNKNOWN_THINGS = frozenset({Failure.NO_SUCH_DEVICE, Failure.NO_SUCH_READING})
 """A thing the request names that the home lacks: said by its phrase `refused.<why>`."""
@@ -48,7 +49,10 @@ def say_turn(
     once, in order."""
     spoken = _spoken_steps(turn.steps)
     sentences = [
-        _say_step(replies, step, spoken, language=language, home=home, now=now) for step in spoken
+        _say_step(replies, step, spoken, language=language, home=home, now=now)
+        if (items := _items_with(step, spoken)) is None
+        else _say_items(replies, step, items, language=language, home=home, now=now)
+        for step in spoken
     ]
     failures = [s for s in spoken if isinstance(s.outcome, Failed)]
     if failures:
@@ -63,6 +67,42 @@ def say_turn(
         # gave up: the user still hears an answer, never silence.
         said = [replies.phrases.say(language, f"errors.{AgentCode.INVALID_CALL}")]
     return " ".join(said)
+
+
+def _items_with(step: Step, spoken: list[Step]) -> list[str] | None:
+    """The items of every executed call of this step's kind on its list, where there are
+    several: "eggs and flour" is two calls, said as one sentence ("Added eggs and flour to
+    Shopping list."); each later call says nothing of its own. None: said as a step."""
+    call = _item_call(step)
+    if call is None:
+        return None
+    same = [
+        other
+        for other in map(_item_call, spoken)
+        if other is not None and (other.name, other.list_id) == (call.name, call.list_id)
+    ]
+    if len(same) < 2:
+        return None
+    return [str(other.item) for other in same] if same[0] is call else []
+
+
+def _item_call(step: Step) -> AddTodoItem | CompleteTodoItem | None:
+    outcome = step.outcome
+    if isinstance(outcome, Executed):
+        call = outcome.resolved.call
+        return call if isinstance(call, AddTodoItem | CompleteTodoItem) else None
+    return None
+
+
+def _say_items(
+    replies: Replies, step: Step, items: list[str], *, language: str, home: Home, now: datetime
+) -> str:
+    if not items:
+        return ""  # said with the first of its kind
+    assert isinstance(step.outcome, Executed)
+    resolved = step.outcome.resolved
+    together = resolved.call.model_copy(update={"item": replies.phrases.join(language, items)})
+    return replies.done(language, together, resolved.targets, home, now)
 
 
 def _spoken_steps(steps: list[Step]) -> list[Step]:

@@ -23,6 +23,7 @@ import yaml
 from botpsy_agent.home import Home, ResolutionError, resolve_targets
 from botpsy_agent.words import fuzzy, guess, reasons
 from botpsy_agent.words.assist import ASSIST_INTENTS, FREE_TEXT, assist_call, respond_text
+from botpsy_agent.words.content import separate_items
 from tool_schemas.base import Access, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 
@@ -588,7 +589,10 @@ def _todo(tool: str) -> Callable[[Mapping[str, Any], Args, Home], list[tuple[str
         item = context.get("item")
         if not lists or not isinstance(item, str) or not item.strip():
             return None
-        return [(tool, {"list_id": lists[0], "item": item.strip()})]
+        # One item per call, as the model path does: "stick washing-up liquid and bin bags
+        # on the shopping list" is two items (make demo at 57f51ec added one of both).
+        items = separate_items(item.strip(), item)
+        return [(tool, {"list_id": lists[0], "item": each}) for each in items]
 
     return build
 
