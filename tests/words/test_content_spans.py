@@ -124,6 +124,9 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
         ("text Anna: running late", "running late"),
         # reworded message-sam-grandma~r5: both real models' messages were refused
         ("can you give Sam a heads-up that grandma's arriving at six", "grandma's arriving at six"),
+        # make demo at 57f51ec: the 0.5B sent "say I'm running ten minutes late"
+        ("text Anna to say I'm running ten minutes late", "I'm running ten minutes late"),
+        ("message Sam to let him know that the bins are out", "the bins are out"),
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:

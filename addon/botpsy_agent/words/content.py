@@ -83,7 +83,10 @@ _TO_SOMEONE = (
     # tell her …")
     r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping|warn)\s+{who}"
     r"(?:\s+for\s+me)?\s*:?\s+(?:and\s+(?:tell|let)\s+(?:her|him|them)\s+(?:know\s+)?)?"
-    r"(?:that\s+|to\s+)?(?P<body>.+)$",
+    # "text Anna to say I'm running late" tells what is said (make demo at 57f51ec sent
+    # "say I'm running ten minutes late")
+    r"(?:that\s+|to\s+(?:say|let\s+(?:her|him|them)\s+know)\s+(?:that\s+)?|to\s+)?"
+    r"(?P<body>.+)$",
     # "send Sam a message to open the bedroom blinds" (dev, reworded message-asks-someone-
     # else: the 0.5B opened them)
     r"^(?:please\s+)?(?:can you\s+|could you\s+)?send\s+{who}\s+an?\s+(?:message|text|note)\s+"
