@@ -786,3 +786,18 @@ def test_a_question_about_a_device_named_has_a_tool() -> None:
     asked = _narrowed("did someone leave the kids room blinds shut")
     assert "get_state" in asked and "no_tool_fits" not in asked
     assert "no_tool_fits" in _narrowed("what is the capital of France?")
+
+
+def test_an_entry_noted_stuck_or_pencilled_in_on_the_calendar_is_offered_its_writing() -> None:
+    # reworded calendar-create~r6, -allday~r6, -in-days~r6 and make demo at 57f51ec ("pencil
+    # in"): only the reads and the change of a listed event were offered, and the real 0.5B
+    # read the calendar and said "Nothing on the calendar then."
+    for text in (
+        "note swimming down on the family calendar for Saturday, starting at 10 a.m.",
+        "Friday's grandma's birthday, so could you stick it on the calendar, all day long",
+        "book a vet visit into the calendar for three days from today, nine thirty a.m.",
+        "pencil in a haircut on the family calendar for Thursday at half past four",
+    ):
+        assert "create_event" in _narrowed(text), text
+    # a list's note stays the list's
+    assert "create_event" not in _narrowed("stick butter on the shopping list")

@@ -168,6 +168,12 @@ KINDS: WordTable = {
             *("pop", "mark it"),
             # reworded calendar-create~r4, -tomorrow~r4: both read the calendar only
             *("block out", "calendar entry"),
+            # "note swimming down on the family calendar …", "stick it on the calendar"
+            # (reworded calendar-create~r6, -allday~r6), "pencil in a haircut on the family
+            # calendar" (make demo at 57f51ec): the real 0.5B read the calendar only
+            *("note", "stick", "pencil"),
+            # "book a vet visit into the calendar" (reworded calendar-create-in-days~r6)
+            *("into the calendar", "into my calendar", "into our calendar"),
         ),
         "update_event": (
             *_CALENDAR_EN,
