@@ -913,3 +913,14 @@ def test_a_heads_up_is_a_message() -> None:
     said = "can you give the plumber a heads-up that grandma's arriving at six"
     sent = call("send_message", recipient="notify.plumber", message="Grandma's arriving at six")
     assert verdict(said, sent) is grounding.Verdict.GROUNDED
+
+
+def test_a_notification_nobody_asked_for_is_not_asked_about() -> None:
+    # make demo at 57f51ec: "translate good morning into French" asked whether to post the
+    # notification "Good morning" (a question that implies the app can do it)
+    posted = call("create_notification", message="Good morning")
+    assert verdict("translate good morning into French", posted) is grounding.Verdict.UNRELATED
+    # a word for a message still asks (everyone is told by a notification, D86)
+    bins = call("create_notification", message="The bins go out tonight")
+    told = "let everyone know the bins go out tonight"
+    assert verdict(told, bins) is not grounding.Verdict.UNRELATED

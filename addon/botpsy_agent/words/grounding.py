@@ -313,6 +313,10 @@ def check(
     if (
         asks_to_know
         or not (kind or targets)
+        # A call on no device is asked about only where its kind is said, or a message's
+        # (everyone is told by a notification, D86): "translate good morning into French"
+        # names neither (make demo at 57f51ec asked whether to post "Good morning").
+        or not (kind or resolved.targets or _a_message_said(call, said))
         or in_content
         or not (item or said.points_back)
         or moved
@@ -364,6 +368,11 @@ def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
         # "should not stay open" asks to close, though its only verb is negated
         or (isinstance(call, ControlCover) and said_cover_way(request.text, language) is not None)
     )
+
+
+def _a_message_said(call: Tool, request: Request) -> bool:
+    words = KINDS[request.word_language]
+    return isinstance(call, CreateNotification) and request.says_any(words.get("send_message", ()))
 
 
 def _reminded_later(request: Request) -> bool:
