@@ -465,6 +465,94 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("Bed Light to half", "set_light", {"entity_id": ["light.bed_light"], "brightness_pct": 50}),
     ("Sam's fan at 45%", "set_fan", {"entity_id": [SAMS_FAN], "percentage": 45}),
     ("weather please", "get_state", {"domain": ["weather"]}),
+    # The dev part of the sixth round (27c00b0, bench/results/fast-path-2026-12-07-27c00b0-
+    # added6.md). Its covers and locks stay HA's; "I need bananas, put them on the shopping
+    # list" points back into its reason (the model's).
+    ("the AC can go off now, thanks", "turn_off", {"entity_id": ["switch.ac"]}),
+    (
+        "nobody's in the kitchen, you can turn the lights off",
+        "turn_off",
+        {"area_id": ["kitchen"], "domain": ["light"]},
+    ),
+    (
+        "light up the whole upstairs please",
+        "turn_on",
+        {"floor_id": ["upstairs"], "domain": ["light"]},
+    ),
+    (
+        "put the Bed Light on 60 percent brightness",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "brightness_pct": 60},
+    ),
+    (
+        "switch the Bed Light to purple",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "color_name": "purple"},
+    ),
+    (
+        "the office is a bit dark, turn the lights up to 85%",
+        "set_light",
+        {"area_id": ["office"], "domain": ["light"], "brightness_pct": 85},
+    ),
+    (
+        "I'm cold, bump the HeatPump up to 23",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 23.0},
+    ),
+    (
+        "make it 21 degrees in the living room",
+        "set_climate",
+        {"area_id": ["living_room"], "domain": ["climate"], "temperature": 21.0},
+    ),
+    (
+        "can you knock the HeatPump down to 18",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 18.0},
+    ),
+    ("what's the setpoint on the Ecobee", "get_state", {"entity_id": ["climate.ecobee"]}),
+    (
+        "how hot is it according to the fridge temperature",
+        "get_state",
+        {"entity_id": ["sensor.fridge_temperature"]},
+    ),
+    ("increase Sam's fan to 65 percent", "set_fan", {"entity_id": [SAMS_FAN], "percentage": 65}),
+    (
+        "I'm getting cold, reduce Sam's fan to 20%",
+        "set_fan",
+        {"entity_id": [SAMS_FAN], "percentage": 20},
+    ),
+    (
+        "can you have Sam's fan running at 40 percent",
+        "set_fan",
+        {"entity_id": [SAMS_FAN], "percentage": 40},
+    ),
+    ("is the kitchen window down", "get_state", {"entity_id": ["cover.kitchen_window"]}),
+    ("did I close the Garage Door", "get_state", {"entity_id": ["cover.garage_door"]}),
+    (
+        "what's the current power draw in the office",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["power"]},
+    ),
+    ("go ahead and run Good night", "run_script", {"entity_id": ["script.good_night"]}),
+    (
+        "could you get the floors vacuumed",
+        "control_vacuum",
+        {"domain": ["vacuum"], "action": "start"},
+    ),
+    (
+        "there are crumbs everywhere, can you run the hoover",
+        "control_vacuum",
+        {"domain": ["vacuum"], "action": "start"},
+    ),
+    (
+        "can you set me a timer for 30 minutes",
+        "device_timer",
+        {"intent": "HassStartTimer", "minutes": 30},
+    ),
+    ("pause the countdown", "device_timer", {"intent": "HassPauseTimer"}),
+    ("hey, what's today's date", "current_time", {"what": "date"}),
+    ("what's the weather doing tomorrow", "get_state", {"domain": ["weather"]}),
+    ("will it be windy this afternoon", "get_state", {"domain": ["weather"]}),
 ]
 
 
@@ -499,6 +587,7 @@ def test_the_dev_misses_become_their_calls(
         "oh, don't worry about it",
         "I changed my mind",  # round 4, dev part
         "no, cancel that",  # round 5, dev part
+        "sorry, I didn't mean to say that",  # round 6, dev part
     ],
 )
 def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
@@ -532,6 +621,9 @@ def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge) -> None:
         "the Bed Light is too bright, turn on the AC",
         "turn everything off, switch on the AC",
         "I'm done with the Walkman and the AC, turn it off",
+        # round 6: "everyone" and "the house" may as well be a notification (as in round 3)
+        "can you let the house know the film's about to start",
+        "give everyone a shout that tea's ready",
     ],
 )
 def test_what_the_second_round_leaves_to_the_model(ha_bridge: HaBridge, text: str) -> None:

@@ -15,6 +15,7 @@ import re
 
 _STARTS_EN = (
     *(r"it'?s", r"it\s+is", r"that'?s", r"there'?s", "this", "the", "my", "our"),
+    r"there\s+are",  # "there are crumbs everywhere, can you run the hoover" (bench, round 6)
     *(r"i'?m", r"i\s+am", r"i'?ve", r"i\s+(?:think|guess|reckon)"),
     *(r"we'?re", r"we\s+are", r"we'?ve"),
     *("before", "because", "since"),
