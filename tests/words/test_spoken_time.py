@@ -80,6 +80,10 @@ def test_a_time_before_the_hour_and_a_score_are_no_span() -> None:
         ("en", "in three days' time at 9:30 am", [FRIDAY], [time(9, 30)]),
         # reworded calendar-create-in-days~r3: booked for today
         ("en", "at 9:30 in the morning, three days from today", [FRIDAY], [time(9, 30)]),
+        # reworded calendar-create-in-days~r6: no time, and "at nine thirty" was 9:00
+        ("en", "nine thirty a.m.", [], [time(9, 30)]),
+        ("en", "at nine thirty", [], [time(9, 30), time(21, 30)]),
+        ("en", "at seven forty-five", [], [time(19, 45), time(7, 45)]),
         # Korean
         ("ko", "글피", [FRIDAY], []),
         ("ko", "어제", [YESTERDAY], []),
