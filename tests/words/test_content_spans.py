@@ -78,6 +78,15 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
         ("please schedule a half-hour vet visit at 9:30 in the morning", "Vet visit"),
         # reworded recover-move-event~r3: an event titled "It instead"
         ("the dentist has to move, put it on Thursday at 4pm instead", None),
+        # reworded calendar-create~r6 and -in-days~r6: the 0.5B titled the vet visit with the
+        # whole request; make demo at 57f51ec: "pencil in"
+        (
+            "book a vet visit into the calendar for three days from today, nine thirty a.m., "
+            "lasting thirty minutes",
+            "Vet visit",
+        ),
+        ("note swimming down on the family calendar for Saturday, starting at 10 a.m.", "Swimming"),
+        ("pencil in a haircut on the family calendar for Thursday at half past four", "Haircut"),
     ],
 )
 def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
@@ -305,7 +314,9 @@ async def test_an_item_the_model_left_out_is_added_too(
     assert "eggs" in answer.speech and "flour" in answer.speech, answer.speech
 
 
-@pytest.mark.parametrize("models_item", ["them", "Baking"])
+# "the eggs and flour" (make eval at b8ab341: the 0.5B's item, mended to the request's span
+# "eggs and flour", went on the list as one item)
+@pytest.mark.parametrize("models_item", ["them", "Baking", "the eggs and flour", "eggs, flour"])
 async def test_an_item_never_said_gives_way_to_the_items_said(
     hass: HomeAssistant, ha_bridge: HaBridge, models_item: str
 ) -> None:

@@ -50,8 +50,11 @@ _REMINDER = re.compile(
 reminder at 7 … to …', whatever the verb (dev, reworded calendar-reminder-names-a-device,
 ~r4 too: the 0.5B switched the coffee machine on)."""
 _EVENT = re.compile(
-    r"\b(?:add|put|schedule|book in|plan|create)\s+(?P<what>.+?)"
-    rf"(?:\s+(?:to|on|in|into)\s+{_CALENDAR}\b(?P<tail>.*))?$"
+    r"\b(?:add|put|schedule|book in|plan|create"
+    # "note swimming down on the family calendar", "book a vet visit into the calendar"
+    # (reworded calendar-create~r6, -in-days~r6), "pencil in a haircut" (make demo)
+    r"|note|pencil in|pencil|stick|jot|book)\s+(?P<what>.+?)"
+    rf"(?:(?:\s+down)?\s+(?:to|on|in|into)\s+{_CALENDAR}\b(?P<tail>.*))?$"
 )
 _ENTRY = re.compile(
     r"\b(?:make|add|put|create)\s+an?\s+(?:new\s+)?(?:all[ -]day\s+)?"
@@ -343,7 +346,8 @@ def separate_items(item: str, text: str) -> list[str]:
     """ "eggs and flour" as two items, when each was said in the request: HA adds one item
     per call, and a list of two as one item is neither (dev: todo-note-two). A name with
     "and" in it ("salt and pepper crisps") comes apart too: the rarer reading loses."""
-    parts = [p.strip() for p in _parts(item) if p.strip()]
+    # "the eggs and flour": each part as the request says it, without its article
+    parts = [_ARTICLES.sub("", p.strip()) for p in _parts(item) if p.strip()]
     said = _plain(text)
     if len(parts) < 2 or not all(_plain(p) and _plain(p) in said for p in parts):
         return [item]
