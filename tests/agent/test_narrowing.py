@@ -801,3 +801,10 @@ def test_an_entry_noted_stuck_or_pencilled_in_on_the_calendar_is_offered_its_wri
         assert "create_event" in _narrowed(text), text
     # a list's note stays the list's
     assert "create_event" not in _narrowed("stick butter on the shopping list")
+
+
+def test_all_the_lights_downstairs_offers_the_lights_downstairs() -> None:
+    # reworded recover-good-night~r6: the 0.5B was offered every light and took in one upstairs
+    text = "right, I'm off up to bed, can you kill all the lights on the ground floor"
+    lights = _enum(_narrowed(text)["turn_off"], "entity_id")
+    assert "light.kitchen" in lights and "light.kids_room" not in lights

@@ -924,3 +924,18 @@ def test_a_notification_nobody_asked_for_is_not_asked_about() -> None:
     bins = call("create_notification", message="The bins go out tonight")
     told = "let everyone know the bins go out tonight"
     assert verdict(told, bins) is not grounding.Verdict.UNRELATED
+
+
+def test_all_the_lights_of_a_place_are_that_places_only() -> None:
+    # reworded recover-good-night~r6: "kill all the lights downstairs" ran with the kids
+    # room's light upstairs among them ("all" named every light, wherever)
+    upstairs_too = call("turn_off", entity_id=["light.kitchen", "light.kids_room"])
+    for text in (
+        "turn off all the lights in the kitchen",
+        "kill all the lights on the ground floor",
+    ):
+        assert verdict(text, upstairs_too) is not grounding.Verdict.GROUNDED, text
+    kitchen = call("turn_off", entity_id=["light.kitchen", "light.kitchen_counter"])
+    assert verdict("turn off all the lights in the kitchen", kitchen) is grounding.Verdict.GROUNDED
+    everywhere = "turn off all the lights in the house"
+    assert verdict(everywhere, upstairs_too) is grounding.Verdict.GROUNDED
