@@ -63,6 +63,8 @@ def test_the_noun_phrase_the_action_is_said_of_names_what_the_home_lacks(
         ("set_fan", "the kids room fan is a bit much, can you slow it down"),
         ("set_climate", "get the living room warmed up"),  # made to warm, and known
         ("turn_on", "start heating the office"),
+        # reworded followup-same-kids-room~r6: "no device called kids room exactly the same"
+        ("run_script", "now do the kids room exactly the same"),
     ],
 )
 def test_nothing_is_unknown_without_an_unknown_word_after_the_actions_own(

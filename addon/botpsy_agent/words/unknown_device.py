@@ -30,6 +30,9 @@ _DEFINITE = DETERMINERS - {"a", "an"}
 _PLACEHOLDERS = frozenset(
     {"thing", "things", "one", "ones", "stuff", "device", "devices"}
     | {"anything", "something", "nothing", "everything", "anyone", "someone", "anybody"}
+    # "now do the kids room exactly the same" repeats what ran (reworded
+    # followup-same-kids-room~r6: answered that no "kids room exactly the same" exists)
+    | {"same"}
 )
 """Words that describe rather than name: "switch off the thing by the sofa" is asked about."""
 _ANY = frozenset({"any", "some"})
