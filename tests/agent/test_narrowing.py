@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from botpsy_agent.agent.narrowing import (
     listed_uids,
     narrowed_schemas,
@@ -606,15 +608,18 @@ def test_a_reminder_for_me_is_an_event_that_leaves_no_room_for_no_tool_fits() ->
     assert "send_message" in _narrowed("remind Anna to switch on the coffee machine")
 
 
-def test_do_the_same_repeats_what_ran_and_runs_no_script() -> None:
+@pytest.mark.parametrize(
+    # ~r6: "now do the kids room exactly the same" (the 0.5B ran the good-night script's
+    # offer, and was told no "kids room exactly the same" exists)
+    "text",
+    ["do the same for the kids room", "now do the kids room exactly the same"],
+)
+def test_do_the_same_repeats_what_ran_and_runs_no_script(text: str) -> None:
     """Dev, reworded followup-same-kids-room: "do the same for the kids room" offered only
     the script ("do" is a script's word), and the 0.5B proposed the good-night script."""
     last = {"set_climate": {"entity_id": ["climate.living_room"], "temperature": 22.0}}
     request = grounding.Request(
-        "do the same for the kids room",
-        "en",
-        frozenset({"climate.living_room"}),
-        frozenset({"set_climate"}),
+        text, "en", frozenset({"climate.living_room"}), frozenset({"set_climate"})
     )
     offer = narrowed_schemas(_offer(), request, HOME, NOON, last)
     assert offer is not None
@@ -808,3 +813,22 @@ def test_all_the_lights_downstairs_offers_the_lights_downstairs() -> None:
     text = "right, I'm off up to bed, can you kill all the lights on the ground floor"
     lights = _enum(_narrowed(text)["turn_off"], "entity_id")
     assert "light.kitchen" in lights and "light.kids_room" not in lights
+
+
+def test_put_it_off_again_switches_it_off() -> None:
+    # reworded followup-heater-off-again~r6: a list item and a calendar entry were offered
+    # beside the switch-off ("put"), and the 0.5B said no tool fits
+    tools = _narrowed(
+        "wait, forget it, put it off again",
+        referents=frozenset({"switch.office_heater"}),
+        referent_tools=frozenset({"turn_on"}),
+    )
+    assert "turn_off" in tools
+    assert not {"add_todo_item", "create_event"} & set(tools)
+
+
+def test_a_room_that_has_got_a_chill_is_offered_its_heating() -> None:
+    # reworded chilly-kids-room~r6: "got" offered only the list's tick-off, which the 0.5B took
+    tools = _narrowed("the kids room has got a bit of a chill to it")
+    assert "set_climate" in tools and "complete_todo_item" not in tools
+    assert _enum(tools["set_climate"], "entity_id") == ["climate.kids_room"]

@@ -634,6 +634,12 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ("the kids room has got a bit of a chill to it", Quantity.TEMPERATURE, 1),
         ("the living room's feeling a bit cool", Quantity.TEMPERATURE, 1),
         ("could you bring the heating up a touch", Quantity.ANY, 1),
+        ("I can only just hear the kids speaker", Quantity.VOLUME, 1),
+        (
+            "I'm not getting a peep out of the kids speaker, can you fix it so I can hear it",
+            Quantity.VOLUME,
+            1,
+        ),
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:

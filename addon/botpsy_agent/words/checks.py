@@ -427,6 +427,10 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "more volume",
                 "sound back",  # "get the sound back" (reworded multi-unmute-speaker~r3)
                 *("barely audible", "hardly audible"),  # reworded cannot-hear-speaker~r4
+                # "I can only just hear the kids speaker", "I'm not getting a peep out of the
+                # kids speaker, can you fix it so I can hear it" (reworded
+                # cannot-hear-speaker~r6, multi-unmute-speaker~r6: no volume was offered)
+                *("only just hear", "a peep", "so i can hear"),
             ),
             (Quantity.VOLUME, UP),
         ),

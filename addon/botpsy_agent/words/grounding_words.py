@@ -86,6 +86,7 @@ KINDS: WordTable = {
             "heating",
             "hot",
             "chilly",
+            "chill",  # "the kids room has got a bit of a chill to it" (reworded ~r6)
             "freezing",
             "thermostat",
             "set",
@@ -482,15 +483,24 @@ SETTING_OF_DOMAIN: Mapping[str, str] = {
     "humidifier": "set_humidifier",
 }
 
+_PUT_OFF = ("put it off", "put them off", "put that off")
+
 NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
         "toggle": ("switch on", "switch off"),
         "turn_off": ("is off", "are off", "is switched off", "is turned off"),  # a state said
-        "add_todo_item": ("get going", "get running", "get working"),
+        # "put it off again" switches it off: no item, no entry (reworded
+        # followup-heater-off-again~r6: the 0.5B said no tool fits)
+        "add_todo_item": ("get going", "get running", "get working", *_PUT_OFF),
+        "create_event": _PUT_OFF,
+        # "the kids room has got a bit of a chill to it" says how it is (reworded
+        # chilly-kids-room~r6: only the list's tick-off was offered, and the 0.5B took it)
+        "complete_todo_item": ("has got a", "got a bit of"),
         "send_message": ("remind me", "remind us"),
         "update_event": ("remind me", "remind us", "a reminder"),
         # dev, reworded followup-same-kids-room: only the script was offered
-        "run_script": ("do the same", "do that again", "do it again"),
+        # reworded followup-same-kids-room~r6: "now do the kids room exactly the same"
+        "run_script": ("do the same", "do that again", "do it again", "the same"),
     },
 }
 """A kind's word that, in these phrases, names another kind: "switch on" is no toggle, "the
