@@ -152,3 +152,15 @@ async def refused_leaving_states(
     assert answer.actions[0].error.code == code
     assert states(bridge) == before  # HA's own states, unchanged
     return answer
+
+
+async def todo_items(hass: HomeAssistant) -> list[str]:
+    """The items on the real shopping list, as HA lists them."""
+    listed = await hass.services.async_call(
+        "todo",
+        "get_items",
+        {"entity_id": "todo.shopping_list"},
+        blocking=True,
+        return_response=True,
+    )
+    return [i["summary"] for i in listed["todo.shopping_list"]["items"]]  # type: ignore[index]

@@ -26,7 +26,7 @@ from botpsy_agent.words.content import (
     with_request_content,
 )
 from botpsy_agent.words.grounding import Request
-from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
+from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent, todo_items
 from tests.ha_bridge import HaBridge
 from tool_schemas.catalog import parse_tool_call
 
@@ -141,17 +141,6 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:
     names = ("Sam's phone", "Anna", "Daniel's phone", "the kids", "Notifier", "broken phone")
     assert message_body(text, names) == body
-
-
-async def todo_items(hass: HomeAssistant) -> list[str]:
-    listed = await hass.services.async_call(
-        "todo",
-        "get_items",
-        {"entity_id": "todo.shopping_list"},
-        blocking=True,
-        return_response=True,
-    )
-    return [i["summary"] for i in listed["todo.shopping_list"]["items"]]  # type: ignore[index]
 
 
 async def test_the_list_gets_the_item_said_not_the_models_question(

@@ -26,7 +26,7 @@ from botpsy_agent.words.recognizer import (
     StateQuestion,
     _intents,
 )
-from tests.agent.support import admin, ask, make_agent, states
+from tests.agent.support import admin, ask, make_agent, states, todo_items
 from tests.ha_bridge import HaBridge, wait_until
 
 
@@ -470,18 +470,6 @@ def test_our_templates_never_reach_locks_covers_or_alarms() -> None:
 # --- 6. intents that were not mapped ------------------------------------------------------
 
 
-async def shopping_list(hass: HomeAssistant) -> list[str]:
-    """The items on the real shopping list, as HA lists them."""
-    listed = await hass.services.async_call(
-        "todo",
-        "get_items",
-        {"entity_id": "todo.shopping_list"},
-        blocking=True,
-        return_response=True,
-    )
-    return [i["summary"] for i in listed["todo.shopping_list"]["items"]]  # type: ignore[index]
-
-
 async def test_an_item_is_removed_from_the_real_list(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
@@ -494,7 +482,7 @@ async def test_an_item_is_removed_from_the_real_list(
 
     assert (removed.status, removed.path) == (Status.DONE, Path.FAST_PATH), removed
     assert removed.speech == "Removed oat milk from Shopping list."
-    summaries = await shopping_list(hass)
+    summaries = await todo_items(hass)
     assert "oat milk" not in summaries
 
 
@@ -508,7 +496,7 @@ async def test_two_items_said_go_on_the_real_list_as_two(
     added = await agent.handle(ask(text, admin(ha_bridge)))
 
     assert (added.status, added.path) == (Status.DONE, Path.FAST_PATH), added
-    summaries = await shopping_list(hass)
+    summaries = await todo_items(hass)
     assert {"washing-up liquid", "bin bags"} <= set(summaries), summaries
     assert "washing-up liquid and bin bags" not in summaries
     assert added.speech == "Added washing-up liquid and bin bags to Shopping list."

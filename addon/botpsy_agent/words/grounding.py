@@ -830,9 +830,12 @@ def _entity_named(
             names_device
             and (
                 any(p is not None and request.says_any(_place_names(p)) for p in own_places)
+                # "all the lights" said with another room or floor ("kill all the lights
+                # downstairs") are that place's (reworded recover-good-night~r6: the 0.5B's
+                # call took in the kids room's light upstairs, and it was run as asked)
                 or (
                     request.says_any(EVERYWHERE.get(language, ()))
-                    and not _another_place_said(own_places, request, home)
+                    and not _elsewhere(entity, request, home)
                 )
                 or in_speakers_room
                 # the home's only one of its kind, named: "the calendar", "the vacuum"
@@ -848,16 +851,6 @@ def _entity_named(
         or _carried_to(entity, request, home, language)
         or (in_speakers_room and request.says_any(HERE.get(language, ())))
     )
-
-
-def _another_place_said(
-    own_places: list[Area | Floor | None], request: Request, home: Home
-) -> bool:
-    """A room or floor said that is none of the entity's: "all the lights" in "kill all the
-    lights downstairs" are those downstairs (reworded recover-good-night~r6: the 0.5B's call
-    took in the kids room's light upstairs, and it was run as asked)."""
-    places: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
-    return any(p not in own_places and request.says_any(_place_names(p)) for p in places)
 
 
 def _distinctive_said_alone(entity: Entity, request: Request, home: Home) -> tuple[str, ...]:
