@@ -203,3 +203,33 @@ async def test_a_model_turn_that_comes_to_nothing_asked_gets_the_capability_answ
     )
     assert [i["summary"] for i in listed[TODO]["items"]] == ["milk", "bread"]  # type: ignore[index,union-attr]
     assert ha_bridge.home.phones["Daniel's phone"].received == []
+
+
+async def test_a_setting_is_said_with_the_value_that_was_set(ha_bridge: HaBridge) -> None:
+    # `make demo` at 9534ef0 said "Set Kids room light." for "dim the kids room light a
+    # bit": the user could not tell a dim from a brighten, nor by how much.
+    agent = make_agent(ha_bridge, ScriptedPlanner(lambda request: []))
+
+    answer = await agent.handle(ask("can you put the Bed Light at 10 percent", admin(ha_bridge)))
+
+    assert answer.status is Status.DONE, answer
+    assert answer.speech == "Set Bed Light: brightness 10%.", answer.speech
+    brightness = ha_bridge.index.home.state_of("light.bed_light").attributes["brightness"]
+    assert round(brightness / 255 * 100) == 10
+
+
+async def test_a_step_is_said_as_its_way_and_size(ha_bridge: HaBridge) -> None:
+    me = admin(ha_bridge)
+    agent = make_agent(ha_bridge, ScriptedPlanner(lambda request: []))
+    await agent.handle(ask("can you put the Bed Light at 50 percent", me))
+    dim = call("set_light", entity_id=["light.bed_light"], brightness_step_pct=-20)
+    agent = make_agent(
+        ha_bridge, ScriptedPlanner(lambda request: [dim] if request.step == 0 else "")
+    )
+
+    answer = await agent.handle(ask("the bed light is too bright, dim it a bit", me))
+
+    assert answer.status is Status.DONE, answer
+    assert "Bed Light: brightness down 20%." in answer.speech, answer.speech
+    brightness = ha_bridge.index.home.state_of("light.bed_light").attributes["brightness"]
+    assert round(brightness / 255 * 100) == 30

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from botpsy_agent.agent.settings_said import said_settings
 from botpsy_agent.agent.speech import Phrasebook
 from botpsy_agent.ha import Execution
 from botpsy_agent.home import Entity, Home, ResolvedCall
@@ -72,6 +73,13 @@ class Replies:
             # the words, not only that "a message" went.
             message=_spoken_content(str(args.get("message", ""))),
             when=when,
+            settings=said_settings(
+                self.phrases,
+                language,
+                args,
+                lambda state: self._state_word(language, state, {}, home),
+                home.temperature_unit,
+            ),
         )
 
     def refused(self, language: str, decision: Deny, home: Home) -> str:
