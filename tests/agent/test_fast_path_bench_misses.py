@@ -553,6 +553,76 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("hey, what's today's date", "current_time", {"what": "date"}),
     ("what's the weather doing tomorrow", "get_state", {"domain": ["weather"]}),
     ("will it be windy this afternoon", "get_state", {"domain": ["weather"]}),
+    # The dev part of the seventh round (c4049d9, bench/results/fast-path-2026-12-07-c4049d9-
+    # added7.md). Its covers and locks stay HA's; "remind me to buy flour, add it to the
+    # shopping list" points back into its reason, and "shout up to everyone …" may as well be
+    # a notification (the model's).
+    ("hey, could you pop the Bed Light on", "turn_on", {"entity_id": ["light.bed_light"]}),
+    ("would you mind turning on the AC", "turn_on", {"entity_id": ["switch.ac"]}),
+    ("would you mind switching the AC off", "turn_off", {"entity_id": ["switch.ac"]}),
+    ("all the lights off, please", "turn_off", {"domain": ["light"]}),
+    (
+        "could you dim the Bed Light a bit, to about 30 percent",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "brightness_pct": 30},
+    ),
+    (
+        "lower the kitchen lighting to 40 percent",
+        "set_light",
+        {"area_id": ["kitchen"], "domain": ["light"], "brightness_pct": 40},
+    ),
+    (
+        "could you set the HeatPump at 19 for the night",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 19.0},
+    ),
+    ("remind me what the Ecobee is set to", "get_state", {"entity_id": ["climate.ecobee"]}),
+    (
+        "I'm curious what the temperature's like in the living room",
+        "get_state",
+        {"area_id": ["living_room"], "domain": ["climate"]},
+    ),
+    (
+        "I'd like Sam's fan on 70 percent please",
+        "set_fan",
+        {"entity_id": [SAMS_FAN], "percentage": 70},
+    ),
+    ("can you silence the Walkman", "set_media", {"entity_id": [WALKMAN], "mute": True}),
+    (
+        "carry on playing on the Walkman",
+        "control_media",
+        {"entity_id": [WALKMAN], "action": "play"},
+    ),
+    ("is the AC switched on", "get_state", {"entity_id": ["switch.ac"]}),
+    ("what lights have I left on", "get_state", {"domain": ["light"]}),
+    (
+        "what's the lux in the office",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["illuminance"]},
+    ),
+    ("can we have Movie night now please", "activate_scene", {"entity_id": ["scene.movie_night"]}),
+    (
+        "chuck some biscuits on the shopping list",
+        "add_todo_item",
+        {"list_id": "todo.shopping_list", "item": "biscuits"},
+    ),
+    (
+        "kick off a clean with the Robot vacuum",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    (
+        "the pasta needs 11 minutes, set a timer",
+        "device_timer",
+        {"intent": "HassStartTimer", "minutes": 11, "timer_name": "pasta"},
+    ),
+    ("get rid of every timer", "device_timer", {"intent": "HassCancelAllTimers"}),
+    (
+        "the cake needs longer, stick 5 more minutes on the timer",
+        "device_timer",
+        {"intent": "HassIncreaseTimer", "minutes": 5},
+    ),
+    ("will I need sunglasses today", "get_state", {"domain": ["weather"]}),
 ]
 
 
@@ -596,8 +666,16 @@ def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
     assert recognized.reply is None
 
 
-def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge) -> None:
-    recognized = FastPath().recognize("good evening", "en", ha_bridge.index.home)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "good evening",
+        "morning!",  # round 7, dev part
+        "hello, are you there?",  # round 7, dev part
+    ],
+)
+def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge, text: str) -> None:
+    recognized = FastPath().recognize(text, "en", ha_bridge.index.home)
     assert recognized is not None and not recognized.calls
     assert recognized.reply == "Hello from Home Assistant."
 
@@ -624,6 +702,9 @@ def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge) -> None:
         # round 6: "everyone" and "the house" may as well be a notification (as in round 3)
         "can you let the house know the film's about to start",
         "give everyone a shout that tea's ready",
+        # round 7: the same; "it" points back into the reason
+        "shout up to everyone that the food's ready",
+        "remind me to buy flour, add it to the shopping list",
     ],
 )
 def test_what_the_second_round_leaves_to_the_model(ha_bridge: HaBridge, text: str) -> None:
