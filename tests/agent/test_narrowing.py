@@ -832,3 +832,76 @@ def test_a_room_that_has_got_a_chill_is_offered_its_heating() -> None:
     tools = _narrowed("the kids room has got a bit of a chill to it")
     assert "set_climate" in tools and "complete_todo_item" not in tools
     assert _enum(tools["set_climate"], "entity_id") == ["climate.kids_room"]
+
+
+@pytest.mark.parametrize(
+    ("text", "offered", "not_offered"),
+    [
+        # reworded ~r7, a seventh wording: what the 0.5B was offered and did instead
+        ("get the kids speaker going again from where it paused", {"control_media"}, {"turn_on"}),
+        (
+            "the living room's not quite warm enough, could you up it a little",
+            {"set_climate"},
+            {"control_cover"},
+        ),
+        ("I'm struggling to hear the kids speaker", {"set_media"}, {"get_state"}),
+        ("can I hear what's on the shopping list?", {"list_todo_items"}, {"add_todo_item"}),
+        (
+            "pop butter and cheese on the shopping list, we've hardly got any left",
+            {"add_todo_item"},
+            {"complete_todo_item"},
+        ),
+        (
+            "the bins go out tonight, put out a notification to remind everyone",
+            {"create_notification"},
+            {"add_todo_item", "create_event"},
+        ),
+        (
+            "Saturday at 10 we've got swimming, it's an hour long, can you get it in the family "
+            "calendar",
+            {"create_event"},
+            set(),
+        ),
+        (
+            "could I squeeze something in at nine tomorrow morning, or is my calendar taken then?",
+            {"check_free_busy"},
+            set(),
+        ),
+        ("the dentist appointment, get it off my calendar", {"delete_event"}, set()),
+        ("right, chuck butter on as well", {"add_todo_item"}, set()),
+        (
+            "at 7 am tomorrow I want reminding to turn on the coffee machine, can you sort that",
+            {"create_event"},
+            {"turn_on"},
+        ),
+        ("can you get me a cab to the airport, picking me up at six", set(), {"control_cover"}),
+        (
+            "someone's switched off the plug for the living room TV, can you sort it so I can "
+            "watch telly",
+            {"turn_on"},
+            {"turn_off"},
+        ),
+        ("that's too early for me, shove it back an hour", {"update_event"}, {"control_media"}),
+    ],
+)
+def test_the_seventh_wording_is_offered_what_it_asks(
+    text: str, offered: set[str], not_offered: set[str]
+) -> None:
+    spans = spans_of_content(text, ("Sam", "Anna"))
+    tools = set(_narrowed(text, content=spans))
+    assert offered <= tools, tools
+    assert not not_offered & tools, tools
+
+
+def test_the_same_setting_for_another_room_is_not_a_switch_nor_a_cover() -> None:
+    # reworded followup-same-kids-room~r7: "the kids room should end up on that too" after
+    # the thermostat was set; the 0.5B turned the kids room thermostat on
+    text = "the kids room should end up on that too"
+    tools = _narrowed_after(
+        text,
+        {"set_climate": {"entity_id": ["climate.living_room"], "temperature": 22.0}},
+        referents=frozenset({"climate.living_room"}),
+        referent_tools=frozenset({"set_climate"}),
+    )
+    assert _properties(tools["set_climate"])["temperature"]["enum"] == [22.0]
+    assert not {"control_cover", "turn_on"} & set(tools), sorted(tools)

@@ -95,6 +95,8 @@ async def test_okay_and_another_request_is_no_yes_and_cancels_the_parked_action(
         ("en", "yes, I'm sure", True, False),
         ("en", "wait, no, leave it where it is", False, True),
         ("en", "I'm sure, and unlock the door", False, False),
+        # reworded calendar-delete-declined~r7: refused as a new request
+        ("en", "nah, never mind, leave it", False, True),
         ("ko", "네", True, False),
         ("ko", "네 그리고 불 꺼줘", False, False),
         ("id", "ya", True, False),

@@ -118,6 +118,13 @@ def test_a_negated_kind_and_target_are_not_offered_to_the_model() -> None:
         ("turn on the lamp, not the ceiling light", "en", "turn on the lamp"),
         ("불 켜고 TV 끄지 마세요", "ko", "불 켜고"),
         ("jangan lupa matikan kompor", "id", "jangan lupa matikan kompor"),
+        # too little asks for more (reworded warmer-living-room~r7: only the blinds offered)
+        (
+            "the living room's not quite warm enough, could you up it a little",
+            "en",
+            "the living room's not quite warm enough, could you up it a little",
+        ),
+        ("it's not bright enough, don't turn it off", "en", "it's not bright enough"),
         ("jangan matikan kamera, matikan lampu", "id", "matikan lampu"),
     ],
 )

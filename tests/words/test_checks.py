@@ -635,6 +635,14 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ("the living room's feeling a bit cool", Quantity.TEMPERATURE, 1),
         ("could you bring the heating up a touch", Quantity.ANY, 1),
         ("I can only just hear the kids speaker", Quantity.VOLUME, 1),
+        # reworded ~r7, a seventh wording
+        ("actually, nudge that up another degree", Quantity.TEMPERATURE, 1),
+        (
+            "the living room's not quite warm enough, could you up it a little",
+            Quantity.TEMPERATURE,
+            1,
+        ),
+        ("I'm struggling to hear the kids speaker", Quantity.VOLUME, 1),
         (
             "I'm not getting a peep out of the kids speaker, can you fix it so I can hear it",
             Quantity.VOLUME,
@@ -671,6 +679,16 @@ def test_a_thermostat_taken_down_by_a_degree_is_not_stepped_up() -> None:
     problem = check(call, text)
     assert problem is not None and problem.code == "wrong_direction"
     assert problem.direction == -1
+
+
+def test_another_degree_up_is_one_more_than_now() -> None:
+    # reworded thermostat-followup~r7: "nudge that up another degree" after 20 set 20 again
+    call = tool("set_climate", entity_id=["climate.living_room"], temperature=21.0)
+    problem = check(call, "actually, nudge that up another degree")
+    assert problem is not None and problem.direction == 1
+    corrected = corrected_call(call, problem)
+    assert corrected is not None
+    assert corrected.model_dump(exclude_none=True, mode="json")["temperature_step"] == 1.0
 
 
 def test_a_step_up_that_sets_cooling_goes_the_wrong_way() -> None:

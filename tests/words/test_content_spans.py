@@ -43,6 +43,13 @@ NOW = datetime(2026, 12, 1, 10, 17, tzinfo=ZoneInfo("Asia/Seoul"))
         ("we're out of coffee beans, put them on the list", None),  # points back: the model's
         ("we need eggs and flour, can you note that on the shopping list", None),
         ("we need eggs", None),
+        # reworded todo-note-two~r7 and todo-add-two~r7: "down eggs" went on the list, and
+        # "pop" was not read
+        ("note down eggs and flour on the shopping list, we'll need both", "eggs and flour"),
+        (
+            "pop butter and cheese on the shopping list, we've hardly got any left",
+            "butter and cheese",
+        ),
     ],
 )
 def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str | None) -> None:
@@ -87,6 +94,21 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
         ),
         ("note swimming down on the family calendar for Saturday, starting at 10 a.m.", "Swimming"),
         ("pencil in a haircut on the family calendar for Thursday at half past four", "Haircut"),
+        # reworded ~r7: "It for ? it only takes"; read only; the coffee machine switched on
+        (
+            "the vet visit, can you schedule it for 9:30 am in three days' time? it only takes "
+            "half an hour",
+            "Vet visit",
+        ),
+        (
+            "Saturday at 10 we've got swimming, it's an hour long, can you get it in the family "
+            "calendar",
+            "Swimming",
+        ),
+        (
+            "at 7 am tomorrow I want reminding to turn on the coffee machine, can you sort that",
+            "Turn on the coffee machine",
+        ),
     ],
 )
 def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
@@ -136,6 +158,10 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
         # make demo at 57f51ec: the 0.5B sent "say I'm running ten minutes late"
         ("text Anna to say I'm running ten minutes late", "I'm running ten minutes late"),
         ("message Sam to let him know that the bins are out", "the bins are out"),
+        # reworded followup-message-same~r7, child-messages-anna~r7: asked what to say
+        ("dinner's ready, tell Anna", "dinner's ready"),
+        ("I'm home! can you tell Anna", "I'm home"),
+        ("switch the heater on, and tell Sam", None),  # what was done: the model's to say
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:
@@ -449,7 +475,37 @@ async def test_a_device_said_only_in_a_message_is_not_switched(ha_bridge: HaBrid
             "send Sam a message saying: when you get up, open the bedroom blinds please",
             "when you get up, open the bedroom blinds please",
         ),
+        # reworded multi-blinds-and-message~r7: the blinds went into the message, and stayed
+        (
+            "breakfast's on the table, so send Sam a message saying breakfast is ready, and get "
+            "the bedroom blinds open",
+            "breakfast is ready",
+        ),
     ],
 )
 def test_a_message_ends_where_a_command_for_the_home_begins(text: str, body: str) -> None:
     assert message_body(text, ("Min-ji", "Sam", "Anna")) == body
+
+
+async def test_items_noted_down_go_on_the_list_once_each(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Reworded todo-note-two~r7, as the 0.5B did it: three calls, "down eggs and flour",
+    "flour" and "down eggs"; the list grew by "down eggs", "flour" and "flour" again."""
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step == 0:
+            return [
+                call("add_todo_item", list_id="todo.shopping_list", item=item)
+                for item in ("down eggs and flour", "flour", "down eggs")
+            ]
+        return "Done."
+
+    before = await todo_items(hass)
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    text = "note down eggs and flour on the shopping list, we'll need both"
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert answer.status is Status.DONE, answer
+    added = [item for item in await todo_items(hass) if item not in before]
+    assert sorted(added) == ["eggs", "flour"], added

@@ -65,6 +65,9 @@ def test_the_noun_phrase_the_action_is_said_of_names_what_the_home_lacks(
         ("turn_on", "start heating the office"),
         # reworded followup-same-kids-room~r6: "no device called kids room exactly the same"
         ("run_script", "now do the kids room exactly the same"),
+        # reworded bedroom-dimmer-hall~r7: "I don't know any device called “bit”"
+        ("control_cover", "too much, drop them down a bit"),
+        ("control_media", "that's too early for me, shove it back an hour"),
     ],
 )
 def test_nothing_is_unknown_without_an_unknown_word_after_the_actions_own(

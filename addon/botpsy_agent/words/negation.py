@@ -52,8 +52,22 @@ def _cue_length(words: list[str], at: int, language: str) -> int:
         parts = cue.split()
         if [_bare(w) for w in words[at : at + len(parts)]] == parts:
             following = _bare(words[at + len(parts)]) if at + len(parts) < len(words) else ""
-            return 0 if following in NOT_NEGATING.get(language, ()) else len(parts)
+            if following in NOT_NEGATING.get(language, ()) or _a_lack(words[at + len(parts) :]):
+                return 0
+            return len(parts)
     return 0
+
+
+_HEDGES = frozenset({"quite", "really", "very"})
+
+
+def _a_lack(following: list[str]) -> bool:
+    """ "not (quite) warm enough" says there is too little and asks for more, it negates no
+    request (reworded warmer-living-room~r7: only the blinds were offered)."""
+    bare = [_bare(w) for w in following[:3]]
+    if bare and bare[0] in _HEDGES:
+        bare = bare[1:]
+    return len(bare) >= 2 and bare[1] == "enough"
 
 
 def _affirmed_clause(words: list[str], language: str) -> str:

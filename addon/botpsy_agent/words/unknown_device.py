@@ -33,6 +33,10 @@ _PLACEHOLDERS = frozenset(
     # "now do the kids room exactly the same" repeats what ran (reworded
     # followup-same-kids-room~r6: answered that no "kids room exactly the same" exists)
     | {"same"}
+    # "drop them down a bit" (reworded bedroom-dimmer-hall~r7: no "bit" exists, it said)
+    | {"bit", "touch", "tad", "little"}
+    # "shove it back an hour" (reworded calendar-followup~r7: no device called "hour")
+    | {"hour", "hours", "minute", "minutes"}
 )
 """Words that describe rather than name: "switch off the thing by the sofa" is asked about."""
 _ANY = frozenset({"any", "some"})

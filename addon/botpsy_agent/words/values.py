@@ -218,9 +218,10 @@ def said_values(request: Request, now: datetime | None = None) -> SaidValues:
         toward = toward or (
             bool(directions) and before in _TO.get(language, ()) and _moved(words[:-1], language)
         )
-    if re.search(r"(?<!\w)(?:a|one|1)\s*(?:more\s+|less\s+)?(?:degree|°)", text) or re.search(
-        r"1\s*(?:도|derajat)", text
-    ):
+    # "another degree" too (reworded thermostat-followup~r7)
+    if re.search(
+        r"(?<!\w)(?:a|one|1|another)\s*(?:more\s+|less\s+)?(?:degree|°)", text
+    ) or re.search(r"1\s*(?:도|derajat)", text):
         steps.append(1.0)
     return SaidValues(
         levels=tuple(dict.fromkeys(levels)),
