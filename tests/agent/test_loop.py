@@ -11,6 +11,7 @@ from homeassistant.components.calendar.const import DATA_COMPONENT as CALENDARS
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
+import pytest
 
 from botpsy_agent.agent.core import AgentSettings
 from botpsy_agent.agent.prepare import HANDLE_CHARS
@@ -958,3 +959,43 @@ async def test_a_rooms_lights_are_the_one_light_the_request_names(
     assert [a.entity_ids for a in response.actions] == [["light.ceiling_lights"]]
     await wait_until(lambda: ha_bridge.index.home.state_of(lights[0]).state == "on")
     assert hass.states.get(lights[1]).state == "off"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("answer", ["yes please, delete it", "yes, cancel it"])
+async def test_a_yes_that_says_the_deletion_again_deletes(
+    hass: HomeAssistant, ha_bridge: HaBridge, answer: str
+) -> None:
+    """Reworded calendar-delete~r7 and followup-cancel-it~r7: "yes please, delete it" and
+    "yes, cancel it" to "Do you really want to delete this event?" were read as new
+    requests, and the piano lesson stayed."""
+    start = dt_util.now().replace(hour=17, minute=0, second=0, microsecond=0) + timedelta(days=2)
+    await _family_calendar_with(hass, ha_bridge, ("Piano lesson", start))
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        if request.step > 0:
+            return "Done."
+        (listing,) = tool_results(request)
+        (lesson,) = listing["result"]["events"]
+        return [call("delete_event", calendar_id="calendar.family", uid=lesson["uid"])]
+
+    agent = make_agent(ha_bridge, ScriptedPlanner(choose))
+    me = admin(ha_bridge)
+    text = "the piano lesson can come off the calendar, we've stopped doing it"
+    asked = await agent.handle(ask(text, me))
+    assert asked.status is Status.NEEDS_CONFIRMATION, asked
+
+    done = await agent.handle(ask(answer, me, conversation_id=asked.conversation_id))
+
+    assert done.status is Status.DONE, done
+    listed = await hass.services.async_call(
+        "calendar",
+        "get_events",
+        {
+            "entity_id": "calendar.family",
+            "start_date_time": start.isoformat(),
+            "duration": {"hours": 2},
+        },
+        blocking=True,
+        return_response=True,
+    )
+    assert listed["calendar.family"]["events"] == []  # type: ignore[index]

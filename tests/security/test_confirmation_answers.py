@@ -115,3 +115,15 @@ async def test_the_question_says_what_a_message_would_say(ha_bridge: HaBridge) -
     asked = await agent.handle(ask("tell the notifier", admin(ha_bridge)))
     assert asked.status is Status.NEEDS_CONFIRMATION
     assert "The spare key is under the pot" in asked.speech, asked.speech
+
+
+def test_a_yes_may_say_again_only_the_action_asked_about() -> None:
+    """Reworded calendar-delete~r7: "yes please, delete it" to a deletion is a yes; the
+    same words to another question, or without a yes, are not."""
+    phrases = Phrasebook()
+    assert phrases.is_affirmative("en", "yes please, delete it", "delete_event")
+    assert phrases.is_affirmative("en", "yes, cancel it", "delete_event")
+    assert not phrases.is_affirmative("en", "yes please, delete it")
+    assert not phrases.is_affirmative("en", "yes, cancel it", "control_lock")
+    assert not phrases.is_affirmative("en", "cancel it", "delete_event")  # may mean no
+    assert not phrases.is_affirmative("en", "yes, delete it and unlock the door", "delete_event")

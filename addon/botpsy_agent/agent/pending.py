@@ -41,7 +41,7 @@ class PendingAnswers:
             or self._conversations.now() > pending.expires_at
         ):
             return False
-        if not self._is_answer(request):
+        if not self._is_answer(request, pending.resolved.call.name):
             return False
         pending.answer_admitted = True
         return True
@@ -58,7 +58,7 @@ class PendingAnswers:
         new request."""
         pending = conversation.pending
         assert pending is not None
-        if not self._is_answer(request):
+        if not self._is_answer(request, pending.resolved.call.name):
             return None
         job = Job(request, conversation, home, policy, now, Turn(path=Path.CONFIRMATION))
         turn = job.turn
@@ -85,8 +85,10 @@ class PendingAnswers:
         turn.steps.append(step)
         return job
 
-    def _is_answer(self, request: AgentRequest) -> bool:
+    def _is_answer(self, request: AgentRequest, tool: str) -> bool:
+        """A bare yes or no; a yes may say again what it approves ("yes please, delete it"
+        to a deletion), never anything else."""
         language, text = request.language, request.text
-        return self._phrases.is_affirmative(language, text) or self._phrases.is_negative(
+        return self._phrases.is_affirmative(language, text, tool) or self._phrases.is_negative(
             language, text
         )
