@@ -643,6 +643,7 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
             1,
         ),
         ("I'm struggling to hear the kids speaker", Quantity.VOLUME, 1),
+        ("too much, drop them down a bit", Quantity.ANY, -1),
         (
             "I'm not getting a peep out of the kids speaker, can you fix it so I can hear it",
             Quantity.VOLUME,

@@ -162,6 +162,12 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
         ("dinner's ready, tell Anna", "dinner's ready"),
         ("I'm home! can you tell Anna", "I'm home"),
         ("switch the heater on, and tell Sam", None),  # what was done: the model's to say
+        # reworded notify-bins~r7: the 0.5B asked what to say
+        (
+            "the bins go out tonight, put out a notification to remind everyone",
+            "the bins go out tonight",
+        ),
+        ("turn off the lights, then send a notification", None),
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:

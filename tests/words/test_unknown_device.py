@@ -23,6 +23,8 @@ HOME = family_home()
         # said before the action's word (dev, reworded no-device-*)
         ("turn_off", "I'd like the aquarium light off", "aquarium light"),
         ("turn_on", "I'd like the garden fountain switched on", "garden fountain"),
+        # said first, with no "the" (reworded no-device-2~r7: the 0.5B's lights asked about)
+        ("turn_off", "aquarium light off please", "aquarium light"),
         # said before "it", after a doing, or as what is made to do something (dev,
         # reworded no-device-*~r4 and ~r5: both real models offered lights, blinds and
         # the garage door)

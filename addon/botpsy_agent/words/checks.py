@@ -511,6 +511,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "down by",
                 # "can you take it down a bit" (reworded quieter-speaker~r5: stepped it up)
                 *("take it down", "take down"),
+                # "too much, drop them down a bit" after the lights went on (reworded
+                # bedroom-dimmer-hall~r7: stepped them up by 20)
+                *("drop them down", "drop it down", "too much"),
             ),
             (Quantity.ANY, DOWN),
         ),

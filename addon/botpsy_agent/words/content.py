@@ -119,6 +119,12 @@ _TO_SOMEONE = (
     r"^(?:please\s+)?(?:can you\s+|could you\s+)?give\s+{who}\s+a\s+heads[- ]up\s+"
     r"(?:that\s+)?(?P<body>.+)$",
 )
+_NOTIFIED_AFTER = re.compile(
+    r"^(?P<body>[^,;.!]+?)\s*[,;]\s*(?:so\s+)?(?:(?:can|could|would)\s+you\s+|please\s+)?"
+    r"(?:put\s+out|send|post|make)\s+an?\s+notification\b"
+)
+"""The fact first, then the notification that tells it: "the bins go out tonight, put out a
+notification to remind everyone" (reworded notify-bins~r7: the 0.5B asked what to say)."""
 _TOLD_BEFORE = (
     r"(?:^|[,;.!]\s*)(?P<body>[^,;.!]+?)\s*[,;!]\s*(?:and\s+)?(?:so\s+)?"
     r"(?:(?:can|could|would|will)\s+you\s+|please\s+)?"
@@ -195,6 +201,8 @@ def _body(text: str, recipient_names: tuple[str, ...]) -> str | None:
     folded = " ".join(text.strip().split())
     lowered = folded.lower()  # .lower keeps the positions
     found = _SAYING.search(lowered)
+    if found is None and (notified := _NOTIFIED_AFTER.search(lowered)) is not None:
+        found = None if re.match(_COMMAND, notified.group("body")) else notified
     names = {name.lower() for name in recipient_names if name}
     firsts = (name.lower().split()[0].removesuffix("'s") for name in names)
     names |= {word for word in firsts if len(word) > 2 and word not in {"the", "my", "our"}}

@@ -267,7 +267,9 @@ def _noun_phrase_before(before: list[str]) -> list[str]:
             return []
         if before[at] in _DETERMINERS:
             return before[at + 1 :]
-    return []
+    # said first, with no determiner: "aquarium light off please" (reworded no-device-2~r7:
+    # the 0.5B's lights were asked about)
+    return before if 0 < len(before) <= _BACK else []
 
 
 def _noun_phrase(rest: list[str]) -> list[str]:
