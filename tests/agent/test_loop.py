@@ -57,6 +57,24 @@ async def _family_calendar_with(
         )
 
 
+async def _family_events(
+    hass: HomeAssistant, start: datetime | str, **duration: int
+) -> list[dict[str, Any]]:
+    """The family calendar's events from `start` for `duration` (HA's own listing)."""
+    listed = await hass.services.async_call(
+        "calendar",
+        "get_events",
+        {
+            "entity_id": "calendar.family",
+            "start_date_time": start if isinstance(start, str) else start.isoformat(),
+            "duration": duration,
+        },
+        blocking=True,
+        return_response=True,
+    )
+    return list(listed["calendar.family"]["events"])  # type: ignore[index]
+
+
 async def test_it_after_asking_about_one_event_of_a_listing_is_that_event(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
@@ -103,18 +121,7 @@ async def test_it_after_asking_about_one_event_of_a_listing_is_that_event(
     assert len(spec["uid"]["enum"]) == 1 and spec["summary"]["enum"] == ["Piano lesson"]
     assert spec["start"]["enum"] == [piano_at.replace(hour=18).strftime("%Y-%m-%dT%H:%M")]
     assert spec["minutes"]["enum"] == [60]
-    listed = await hass.services.async_call(
-        "calendar",
-        "get_events",
-        {
-            "entity_id": "calendar.family",
-            "start_date_time": noon.isoformat(),
-            "duration": {"days": 4},
-        },
-        blocking=True,
-        return_response=True,
-    )
-    events = {e["summary"]: e["start"] for e in listed["calendar.family"]["events"]}  # type: ignore[index]
+    events = {e["summary"]: e["start"] for e in await _family_events(hass, noon, days=4)}
     assert datetime.fromisoformat(events["Piano lesson"]) == piano_at.replace(hour=18)
 
 
@@ -271,18 +278,7 @@ async def test_the_app_lists_the_events_a_move_needs_and_offers_only_the_named_o
     # Said from the finished turn: not the listing nobody asked for.
     assert response.speech.startswith('Updated "Dentist"'), response.speech
     assert "Piano" not in response.speech
-    listed = await hass.services.async_call(
-        "calendar",
-        "get_events",
-        {
-            "entity_id": "calendar.family",
-            "start_date_time": start.isoformat(),
-            "duration": {"hours": 2, "minutes": 30},
-        },
-        blocking=True,
-        return_response=True,
-    )
-    (event,) = listed["calendar.family"]["events"]  # type: ignore[index]
+    (event,) = await _family_events(hass, start, hours=2, minutes=30)
     assert event["summary"] == "Dentist"
     assert event["start"].startswith((start + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"))
 
@@ -749,14 +745,7 @@ async def test_moving_an_event_the_request_names_is_done_not_asked_about(
     )
     assert moved.status is Status.DONE, moved
     assert [a.outcome for a in moved.actions] == [Outcome.EXECUTED, Outcome.EXECUTED]
-    events = await hass.services.async_call(
-        "calendar",
-        "get_events",
-        {"entity_id": "calendar.family", "start_date_time": noon, "duration": {"days": 3}},
-        blocking=True,
-        return_response=True,
-    )
-    starts = {e["summary"]: e["start"] for e in events["calendar.family"]["events"]}  # type: ignore[index,union-attr]
+    starts = {e["summary"]: e["start"] for e in await _family_events(hass, noon, days=3)}
     assert starts["Dentist"].startswith(f"{day}T17:00"), starts
 
     other = await make_agent(ha_bridge, moving("Piano lesson")).handle(
@@ -987,15 +976,4 @@ async def test_a_yes_that_says_the_deletion_again_deletes(
     done = await agent.handle(ask(answer, me, conversation_id=asked.conversation_id))
 
     assert done.status is Status.DONE, done
-    listed = await hass.services.async_call(
-        "calendar",
-        "get_events",
-        {
-            "entity_id": "calendar.family",
-            "start_date_time": start.isoformat(),
-            "duration": {"hours": 2},
-        },
-        blocking=True,
-        return_response=True,
-    )
-    assert listed["calendar.family"]["events"] == []  # type: ignore[index]
+    assert await _family_events(hass, start, hours=2) == []
