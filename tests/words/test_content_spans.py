@@ -17,7 +17,6 @@ from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import PlanRequest
 from botpsy_agent.words.content import (
     event_title,
-    items_left_out,
     items_said,
     list_item,
     message_body,
@@ -292,18 +291,6 @@ def test_items_said_together_come_apart() -> None:
 )
 def test_the_items_a_request_asks_to_add(text: str, items: list[str]) -> None:
     assert items_said(text) == items
-
-
-def test_an_item_said_is_left_out_only_when_no_call_adds_it() -> None:
-    said = "we need eggs and flour, can you note that on the shopping list"
-    assert items_left_out(["eggs"], said) == ["flour"]
-    assert items_left_out(["Eggs", "flour"], said) == []
-    assert items_left_out([], said) == []  # nothing added: not this rule's to start
-    assert items_left_out(["milk"], "add milk to the list") == []
-    # The model's item holds the words: its content is mended, no second call (dev
-    # todo-add-coffee: the 0.5B added "Put coffee beans on the list", and the item again).
-    out_of = "we're out of coffee beans, put them on the list"
-    assert items_left_out(["Put coffee beans on the list"], out_of) == []
 
 
 def test_the_needed_items_are_the_content_span_of_an_add() -> None:

@@ -87,8 +87,6 @@ from botpsy_agent.words import (
     Recognized,
     SaidValues,
     grounding,
-    is_an_item_said,
-    items_left_out,
     items_said,
     said_off_then_asked,
     said_values,
@@ -664,9 +662,12 @@ def _or_none(
 
 
 def _items_apart(calls: tuple[RawCall, ...], text: str) -> tuple[RawCall, ...]:
-    """Each list item the request said as its own call: "eggs and flour" is two items, and
-    an item said but left out of the model's calls is added to the list the model chose
-    (each such call is checked like the model's own)."""
+    """Each list item the request said as its own call, once. Where the code reads the items
+    said ("add eggs and flour to the list", "we'll need eggs and flour, add them …"), those
+    are the calls, on the list the model chose: an item the model left out is added, one it
+    never said ("them", "down eggs") gives way, and none is added twice (reworded
+    todo-note-two~r6 and ~r7). Elsewhere the model's items stand, each part said its own
+    call ("eggs and flour" is two items); each call is checked like the model's own."""
     out: list[RawCall] = []
     adds: list[RawCall] = []
     for raw in calls:
@@ -680,34 +681,14 @@ def _items_apart(calls: tuple[RawCall, ...], text: str) -> tuple[RawCall, ...]:
         ]
         out += parts
         adds += parts
-    if adds:
-        called = [str(raw.arguments["item"]) for raw in adds]
-        lists = {raw.arguments.get("list_id") for raw in adds}
-        list_id = adds[0].arguments.get("list_id")
-        if len(lists) == 1 and list_id is not None and (said := items_said(text)):
-            # The items the code reads, once each, on the list the model chose: "note down
-            # eggs and flour" (reworded todo-note-two~r7) became "down eggs", "flour" and
-            # "flour" again from the 0.5B's three calls.
-            base = {k: v for k, v in adds[0].arguments.items() if k != "item"}
-            kept = [raw for raw in out if raw.name != "add_todo_item"]
-            items = dict.fromkeys(said, None)
-            return (*kept, *(RawCall("add_todo_item", {**base, "item": i}) for i in items))
-        if len(lists) == 1 and list_id is not None:  # two lists: the model's to say which
-            left_out = items_left_out(called, text)
-            out += [
-                RawCall("add_todo_item", {"list_id": list_id, "item": item}) for item in left_out
-            ]
-            if len(left_out) > 1:
-                # "we'll need eggs and flour, add them to the list": an item of the model's
-                # that the request never said ("them") stands for the items added in its
-                # place (reworded todo-note-two~r6: the request's span, "eggs and flour",
-                # became one item)
-                out = [
-                    raw
-                    for raw in out
-                    if raw not in adds or is_an_item_said(str(raw.arguments["item"]), text)
-                ]
-    return tuple(out)
+    # Two lists (or none): the model's to say which item goes where.
+    lists = {raw.arguments.get("list_id") for raw in adds}
+    said = items_said(text) if len(lists) == 1 and None not in lists else []
+    if not said:
+        return tuple(out)
+    base = {k: v for k, v in adds[0].arguments.items() if k != "item"}
+    kept = [raw for raw in out if raw.name != "add_todo_item"]
+    return (*kept, *(RawCall("add_todo_item", {**base, "item": i}) for i in dict.fromkeys(said)))
 
 
 def _items_read(steps: list[Step]) -> list[str]:

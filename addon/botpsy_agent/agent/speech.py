@@ -7,7 +7,7 @@ never markup); a placeholder with no value stays visible rather than raising.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 import os
 from pathlib import Path
@@ -105,13 +105,13 @@ class Phrasebook:
         action again count as fillers: "yes please, delete it" to a deletion (reworded
         calendar-delete~r7, followup-cancel-it~r7: refused as new requests). Said alone,
         they are no yes ("cancel it" may mean no)."""
-        also = self._lookup(_base(language), f"words.restating.{restating}") if restating else []
-        return self._matches(language, "affirmative", text, also or [])
+        also = self._lookup(_base(language), f"words.restating.{restating}") if restating else ()
+        return self._matches(language, "affirmative", text, also or ())
 
     def is_negative(self, language: str, text: str) -> bool:
         return self._matches(language, "negative", text)
 
-    def _matches(self, language: str, kind: str, text: str, also: list[str] | None = None) -> bool:
+    def _matches(self, language: str, kind: str, text: str, also: Sequence[str] = ()) -> bool:
         """Only a bare answer counts: "okay, and turn off the light" is a new request, not a
         yes (issue 18: it unlocked a door). An answer may come in parts ("yes, go ahead",
         "actually no, don't"): every word belongs to a phrase of its kind or to a filler
@@ -121,7 +121,7 @@ class Phrasebook:
         phrases = [tuple(p.casefold().split()) for p in self._lookup(base, f"words.{kind}") or []]
         fillers = [
             tuple(f.casefold().split())
-            for f in [*(self._lookup(base, "words.answer_fillers") or []), *(also or [])]
+            for f in [*(self._lookup(base, "words.answer_fillers") or []), *also]
         ]
         said = tuple(re.sub(r"[^\w\s']", " ", text.casefold()).split())
         return _said_in_parts(said, [p for p in phrases if p], [f for f in fillers if f])

@@ -7,8 +7,6 @@ from botpsy_agent.words import grounding
 from botpsy_agent.words.checks import CallProblem, Quantity, check_call, corrected_call
 from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.content import (
-    is_an_item_said,
-    items_left_out,
     items_said,
     list_item,
     message_body,
@@ -65,8 +63,6 @@ __all__ = [
     "corrected_call",
     "find_spoken_times",
     "grounding",
-    "is_an_item_said",
-    "items_left_out",
     "items_said",
     "list_item",
     "message_body",

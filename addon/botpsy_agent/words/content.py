@@ -366,22 +366,6 @@ def items_said(text: str) -> list[str]:
     return [_ARTICLES.sub("", p.strip()) for p in _parts(span) if p.strip()]
 
 
-def items_left_out(called: list[str], text: str) -> list[str]:
-    """The items the request asked to add that none of the model's calls adds: the 1.5B
-    added "eggs" and not "flour" for "we need eggs and flour, …" (dev: todo-note-two). A
-    call whose item holds the words ("Put coffee beans on the list") adds them: its content
-    is the span's to mend (`with_request_content`), not a reason for a second call."""
-    added = [f" {_plain(item)} " for item in called]
-    if not added:
-        return []
-    return [item for item in items_said(text) if not any(f" {_plain(item)} " in a for a in added)]
-
-
-def is_an_item_said(item: str, text: str) -> bool:
-    """Whether this list item is one of those the request asks to add (`items_said`)."""
-    return _plain(item) in {_plain(said) for said in items_said(text)}
-
-
 def separate_items(item: str, text: str) -> list[str]:
     """ "eggs and flour" as two items, when each was said in the request: HA adds one item
     per call, and a list of two as one item is neither (dev: todo-note-two). A name with
