@@ -66,6 +66,7 @@ from botpsy_agent.llm import (
     ModelUnavailable,
     ModelWarmingUp,
     ModelWorker,
+    ModelWorkerError,
     PromptMeasure,
     ServerSettings,
     WorkerWatchdog,
@@ -403,9 +404,11 @@ class App:
             self._context_check = None
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        # Every task is awaited, and one that had failed does not keep the rest from stopping.
+        ended = await asyncio.gather(*self._tasks, return_exceptions=True)
+        for task, result in zip(self._tasks, ended, strict=True):
+            if isinstance(result, Exception):
+                _LOGGER.error("%s had failed: %r", task.get_name(), result)
         self._tasks.clear()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
@@ -500,23 +503,37 @@ class App:
         return LlamaEngine(replace(settings, context_length=size.tokens))
 
     async def _model_ready(self) -> None:
-        assert self.worker is not None
+        """Report the worker loaded (or why not) once its grammars pass. A worker replaced
+        meanwhile (another reload) reports nothing: its successor's own check does."""
+        worker = self.worker
+        assert worker is not None
         try:
-            engine = await self.worker.wait_loaded()
+            engine = await worker.wait_loaded()
         except Exception as err:
+            if self.worker is not worker:
+                return
             _LOGGER.error("The model is not available; the fast path keeps serving: %s", err)  # noqa: TRY400
             self.health.update(model_loaded=False)
             self._problem("model", f"model failed: {err}")
+            return
+        if self.worker is not worker:
             return
         self._problem("context", None if self.context is None else self.context.problem)
         info = engine.info
         if self.agent is not None and isinstance(self.agent.planner, LlmPlanner):
             try:
                 checked = await self.agent.planner.check_grammars()
+            except ModelWorkerError as err:  # stopped, timed out: the worker, not the grammar
+                if self.worker is worker:
+                    self.health.update(model_loaded=False)
+                    self._problem("model", f"model failed: {err}")
+                return
             except (EngineError, ValueError) as err:
                 _LOGGER.error("The model cannot take our grammars; fast path only: %s", err)  # noqa: TRY400
                 self.agent.planner = None
                 self._problem("model", f"grammar rejected: {err}")
+                return
+            if self.worker is not worker:
                 return
             _LOGGER.info(
                 "Model ready: %s (%s %s), %d grammars checked",

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         ModelUnavailable,
         ModelWarmingUp,
         ModelWorker,
+        ModelWorkerError,
         model_stats,
     )
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "ModelUnavailable",
     "ModelWarmingUp",
     "ModelWorker",
+    "ModelWorkerError",
     "PromptMeasure",
     "ServerSettings",
     "WorkerWatchdog",
@@ -98,6 +100,7 @@ __getattr__ = lazy_face(
         "ModelUnavailable": "worker",
         "ModelWarmingUp": "worker",
         "ModelWorker": "worker",
+        "ModelWorkerError": "worker",
         "model_stats": "worker",
     },
 )
