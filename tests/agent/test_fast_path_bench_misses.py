@@ -623,6 +623,137 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         {"intent": "HassIncreaseTimer", "minutes": 5},
     ),
     ("will I need sunglasses today", "get_state", {"domain": ["weather"]}),
+    # round 8, dev part (bench/results/fast-path-2026-12-07-added8.md)
+    (
+        "could you get Sam's fan going, it's warm in here",
+        "turn_on",
+        {"entity_id": [SAMS_FAN]},
+    ),
+    (
+        "it's pitch black on the upstairs, lights on please",
+        "turn_on",
+        {"floor_id": ["upstairs"], "domain": ["light"]},
+    ),
+    (
+        "we've got guests coming, switch on all the lights in the whole house",
+        "turn_on",
+        {"domain": ["light"]},
+    ),
+    ("could you set up Movie night for us", "activate_scene", {"entity_id": ["scene.movie_night"]}),
+    ("kick off the Good night routine for me", "run_script", {"entity_id": ["script.good_night"]}),
+    (
+        "no need for Sam's fan any more, turn it off please",
+        "turn_off",
+        {"entity_id": [SAMS_FAN]},
+    ),
+    (
+        "we're done in the kitchen, switch the lights off in there",
+        "turn_off",
+        {"area_id": ["kitchen"], "domain": ["light"]},
+    ),
+    (
+        "could you put Sam's fan up to 55 percent",
+        "set_fan",
+        {"entity_id": [SAMS_FAN], "percentage": 55},
+    ),
+    (
+        "run Sam's fan on a gentle 20 percent",
+        "set_fan",
+        {"entity_id": [SAMS_FAN], "percentage": 20},
+    ),
+    (
+        "I'd like Sam's fan spinning at 45 percent",
+        "set_fan",
+        {"entity_id": [SAMS_FAN], "percentage": 45},
+    ),
+    (
+        "give me the current reading from the fridge temperature",
+        "get_state",
+        {"entity_id": ["sensor.fridge_temperature"]},
+    ),
+    (
+        "it's chilly in here, could you put the HeatPump up to 22 degrees",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 22.0},
+    ),
+    (
+        "I'd like the HeatPump on 18.5 tonight",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 18.5},
+    ),
+    (
+        "the HeatPump is too high, set it to 20 instead",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 20.0},
+    ),
+    (
+        "can you do a quick hoover of the house",
+        "control_vacuum",
+        {"domain": ["vacuum"], "action": "start"},
+    ),
+    (
+        "I'm heading out, you can start the Robot vacuum now",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    ("can you tell me what month it is", "current_time", {"what": "date"}),
+    ("will it stay dry for the rest of the day", "get_state", {"domain": ["weather"]}),
+    (
+        "set the Bed Light colour to white for me",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "color_name": "white"},
+    ),
+    (
+        "can you tell me if the kitchen window is shut",
+        "get_state",
+        {"entity_id": ["cover.kitchen_window"]},
+    ),
+    (
+        "can you check if any smoke detectors have been triggered",
+        "get_state",
+        {"domain": ["binary_sensor"], "device_class": ["smoke"]},
+    ),
+    (
+        "what's the Power consumption saying right now",
+        "get_state",
+        {"entity_id": ["sensor.power_consumption"]},
+    ),
+    (
+        "how much energy are we using in the office at the moment",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["power"]},
+    ),
+    (
+        "can you hit play on the Walkman again",
+        "control_media",
+        {"entity_id": [WALKMAN], "action": "play"},
+    ),
+    (
+        "hold on, pause the Walkman a moment",
+        "control_media",
+        {"entity_id": [WALKMAN], "action": "pause"},
+    ),
+    (
+        "I missed that, play the previous song on the Walkman",
+        "control_media",
+        {"entity_id": [WALKMAN], "action": "previous"},
+    ),
+    (
+        "mark garlic as bought on the shopping list",
+        "complete_todo_item",
+        {"list_id": "todo.shopping_list", "item": "garlic"},
+    ),
+    (
+        "the eggs need 9 minutes, time them for me",
+        "device_timer",
+        {"intent": "HassStartTimer", "minutes": 9, "timer_name": "eggs"},
+    ),
+    ("hold the timer a moment", "device_timer", {"intent": "HassPauseTimer"}),
+    (
+        "tell the kids over the speakers that it's time to tidy up",
+        "broadcast",
+        {"message": "it's time to tidy up"},
+    ),
 ]
 
 
@@ -658,6 +789,7 @@ def test_the_dev_misses_become_their_calls(
         "I changed my mind",  # round 4, dev part
         "no, cancel that",  # round 5, dev part
         "sorry, I didn't mean to say that",  # round 6, dev part
+        "ah, leave it, it's fine",  # round 8, dev part
     ],
 )
 def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
@@ -672,6 +804,7 @@ def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
         "good evening",
         "morning!",  # round 7, dev part
         "hello, are you there?",  # round 7, dev part
+        "hiya, you alright?",  # round 8, dev part
     ],
 )
 def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge, text: str) -> None:
@@ -705,6 +838,10 @@ def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge, text: str) -> None:
         # round 7: the same; "it" points back into the reason
         "shout up to everyone that the food's ready",
         "remind me to buy flour, add it to the shopping list",
+        # round 8: the same ("them" points back into the reason; "everybody", "the house")
+        "we've got loads of peppers, remove them from the shopping list",
+        "let everybody know the car's leaving in two minutes",
+        "give the house a heads up that the guests have arrived",
     ],
 )
 def test_what_the_second_round_leaves_to_the_model(ha_bridge: HaBridge, text: str) -> None:
