@@ -893,6 +893,64 @@ def test_the_seventh_wording_is_offered_what_it_asks(
     assert not not_offered & tools, tools
 
 
+@pytest.mark.parametrize(
+    ("text", "offered", "not_offered"),
+    [
+        # reworded ~r8, an eighth wording: what the real models were offered and did instead
+        (
+            "this Saturday there's swimming from ten till eleven in the morning, mind adding "
+            "that to the family calendar?",
+            {"create_event"},
+            set(),
+        ),
+        (
+            "would you set me a reminder so that tomorrow at seven in the morning I remember to "
+            "switch the coffee machine on",
+            {"create_event"},
+            {"create_notification", "turn_on"},
+        ),
+        (
+            "we're running behind, so could the piano lesson be shifted back by one hour?",
+            {"update_event"},
+            {"control_media"},
+        ),
+        (
+            "I think I want the dentist appointment removed from the calendar",
+            {"delete_event"},
+            set(),
+        ),
+        (
+            "hey, what's on the calendar for tomorrow? I want to know what we're doing",
+            {"list_events"},
+            {"update_event", "turn_on", "send_message"},
+        ),
+        (
+            "morning! what have we all got lined up for today?",
+            {"list_events"},
+            {"complete_todo_item", "control_cover"},
+        ),
+        (
+            "I'd like to hear what's coming up the day after tomorrow, read it out please",
+            {"list_events"},
+            {"control_cover"},
+        ),
+        ("I can hear something, is the living room TV on right now?", {"get_state"}, {"turn_on"}),
+        (
+            "honestly, I can barely make out anything coming from the kids speaker",
+            {"set_media"},
+            {"control_media"},
+        ),
+    ],
+)
+def test_the_eighth_wording_is_offered_what_it_asks(
+    text: str, offered: set[str], not_offered: set[str]
+) -> None:
+    spans = spans_of_content(text, ("Sam", "Anna"))
+    tools = set(_narrowed(text, content=spans))
+    assert offered <= tools, tools
+    assert not not_offered & tools, tools
+
+
 def test_the_same_setting_for_another_room_is_not_a_switch_nor_a_cover() -> None:
     # reworded followup-same-kids-room~r7: "the kids room should end up on that too" after
     # the thermostat was set; the 0.5B turned the kids room thermostat on

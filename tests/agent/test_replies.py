@@ -29,3 +29,16 @@ def test_a_calendar_asked_for_is_called_a_calendar() -> None:
     lists = sorted(e for e in home.entities if e.startswith("todo."))
     mixed = AskUser(missing="list", candidates=lists)
     assert Replies(Phrasebook()).clarify("en", mixed, home, lists).startswith("Which list: ")
+
+
+def test_devices_asked_about_as_a_list_are_asked_about_as_devices() -> None:
+    # reworded kitchen-then-off~r8: the 0.5B asked for a list among lights, and the app
+    # said "Which list: Kitchen light?"
+    home = family_home()
+    lights = sorted(e for e in home.entities if e.startswith("light."))[:2]
+    call = AskUser(missing="list", candidates=lights)
+    asked = Replies(Phrasebook()).clarify("en", call, home, lights)
+    assert asked.startswith("Which do you mean: "), asked
+    assert all(home.entities[light].name in asked for light in lights), asked
+    to_whom = AskUser(missing="recipient", candidates=lights)
+    assert Replies(Phrasebook()).clarify("en", to_whom, home, lights).startswith("Which do you")

@@ -649,6 +649,14 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
             Quantity.VOLUME,
             1,
         ),
+        # reworded ~r8, an eighth wording
+        ("actually, go one degree higher than that", Quantity.TEMPERATURE, 1),
+        ("the kids speaker's a touch loud, mind bringing it down a little", Quantity.VOLUME, -1),
+        (
+            "honestly, I can barely make out anything coming from the kids speaker",
+            Quantity.VOLUME,
+            1,
+        ),
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:

@@ -167,6 +167,20 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
             "the bins go out tonight",
         ),
         ("turn off the lights, then send a notification", None),
+        # reworded message-names-a-device~r8: the 0.5B asked what to say
+        (
+            "Anna needs to know the counter lights are still on, please message her about it",
+            "the counter lights are still on",
+        ),
+        # reworded message-anna-bread~r8: the 0.5B sent "and ask her to pick some up …"
+        (
+            "we've got no bread, could you text Anna and ask her to pick some up on her way home",
+            "We've got no bread, could you pick some up on your way home?",
+        ),
+        (
+            "text Sam and ask him to shut the door when he's in",
+            "Could you shut the door when you're in?",
+        ),
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:
@@ -287,6 +301,12 @@ def test_items_said_together_come_apart() -> None:
         # reworded todo-add-two~r3, todo-note-two~r3: "two things" added; eggs alone
         ("could you add two things to the shopping list: butter and cheese", ["butter", "cheese"]),
         ("we'll need eggs and flour, could you pop them on the shopping list", ["eggs", "flour"]),
+        # reworded todo-add-two~r8: the 0.5B added "go shopping"
+        (
+            "we're nearly out of both butter and cheese, so both of those need to go on the "
+            "shopping list please",
+            ["butter", "cheese"],
+        ),
     ],
 )
 def test_the_items_a_request_asks_to_add(text: str, items: list[str]) -> None:
@@ -403,6 +423,11 @@ async def test_what_is_needed_is_added_once_in_the_requests_words(
         ("turn on the kitchen light", ()),
         # Nobody the home can message is said: no body, so nothing is set apart.
         ("tell the lamp to turn on", ()),
+        # a message put to Sam in other words: what grounds nothing else is as said
+        (
+            "we're out of milk, text Sam and ask him to grab some",
+            ("we're out of milk", "grab some"),
+        ),
     ],
 )
 def test_the_spans_that_are_content(text: str, spans: tuple[str, ...]) -> None:

@@ -939,3 +939,17 @@ def test_all_the_lights_of_a_place_are_that_places_only() -> None:
     assert verdict("turn off all the lights in the kitchen", kitchen) is grounding.Verdict.GROUNDED
     everywhere = "turn off all the lights in the house"
     assert verdict(everywhere, upstairs_too) is grounding.Verdict.GROUNDED
+
+
+def test_switch_said_as_a_verb_and_all_done_name_no_switch() -> None:
+    """Reworded kitchen-then-off~r8: "all done now, switch it off again please", after a
+    turn that ran nothing; the real 1.5B turned four switches off, named by "switch" and
+    "all"."""
+    switches = sorted(e for e in HOME.entities if e.startswith("switch."))
+    every = call("turn_off", entity_id=switches)
+    assert verdict("all done now, switch it off again please", every) is not (
+        grounding.Verdict.GROUNDED
+    )
+    assert verdict("switch off all the switches", every) is grounding.Verdict.GROUNDED
+    plug = call("turn_off", entity_id=["switch.tv_plug"])
+    assert verdict("switch off the TV plug", plug) is grounding.Verdict.GROUNDED

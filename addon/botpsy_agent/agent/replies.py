@@ -28,6 +28,8 @@ from tool_schemas.queries import QUERY_TOOLS
 
 MAX_ITEMS_SPOKEN = 8
 MAX_CANDIDATES_SPOKEN = 4
+_ASKED_DOMAINS = {"list": {"todo"}, "recipient": {"notify"}}
+"""What a question for a list or a recipient names; other candidates are devices."""
 MAX_KINDS_SPOKEN = 9
 ABILITIES: tuple[tuple[str, frozenset[str]], ...] = (
     ("devices", frozenset(t.name for t in DEVICE_TOOLS)),
@@ -119,14 +121,15 @@ class Replies:
             dict.fromkeys(e for e in call.candidates or () if e in allowed and e in home.entities)
         )
         key = f"ask.{call.missing}"
-        if (
-            call.missing == "list"
-            and candidates
-            and all(home.entities[e].domain == "calendar" for e in candidates)
-        ):
+        domains = {home.entities[e].domain for e in candidates}
+        if call.missing == "list" and domains == {"calendar"}:
             # the calendars, offered among the lists: "Which list: Family?" (reworded
             # calendar-reminder-names-a-device~r4) says it as what it is
             key = "ask.calendar"
+        elif domains and not domains & _ASKED_DOMAINS.get(call.missing, domains):
+            # devices asked about as a list or a recipient: "Which list: Kitchen light?"
+            # (reworded kitchen-then-off~r8) asks which device, as what they are
+            key = "ask.target"
         if candidates and self.phrases.has(language, f"{key}_among"):
             names = [home.entities[e].name for e in candidates[:MAX_CANDIDATES_SPOKEN]]
             return self.phrases.say(

@@ -391,6 +391,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 # "nudge that up another degree", "not quite warm enough" (reworded
                 # thermostat-followup~r7: set to 20 again; warmer-living-room~r7)
                 *("up another degree", "up a degree", "warm enough"),
+                # "actually, go one degree higher than that" (reworded thermostat-followup~r8:
+                # set to 20 again)
+                *("degree higher", "degrees higher"),
             ),
             (Quantity.TEMPERATURE, UP),
         ),
@@ -409,7 +412,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "colder",
                 "cool down",
                 "cool it down",
-                *("degree down", "degrees down"),
+                *("degree down", "degrees down", "degree lower", "degrees lower"),
             ),
             (Quantity.TEMPERATURE, DOWN),
         ),
@@ -436,6 +439,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 *("only just hear", "a peep", "so i can hear"),
                 # "I'm struggling to hear the kids speaker" (reworded cannot-hear-speaker~r7)
                 *("struggling to hear", "hard to hear"),
+                # "I can barely make out anything coming from the kids speaker" (reworded
+                # cannot-hear-speaker~r8: the 0.5B pressed play)
+                *("barely make out", "hardly make out", "can't make out"),
             ),
             (Quantity.VOLUME, UP),
         ),
@@ -451,6 +457,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "keep it down",
                 "deafening",  # reworded telly-too-loud~r3
                 *("a little loud", "a bit loud"),  # reworded quieter-speaker~r5
+                # "the kids speaker's a touch loud, mind bringing it down a little" (reworded
+                # quieter-speaker~r8: stepped it up)
+                "a touch loud",
             ),
             (Quantity.VOLUME, DOWN),
         ),
@@ -505,6 +514,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 *("turn down", "turn it down", "decrease", "lower the", "lower it", "reduce"),
                 "less",
                 *("bring it down", "bring down"),  # reworded dimmer-living-room~r3
+                *("bringing it down", "bringing down"),  # reworded quieter-speaker~r8
                 *("tone it down", "tone down"),  # reworded fan-too-strong~r4
                 # "take the thermostat down by a degree" (reworded cooler-kids-room~r4: the
                 # 0.5B stepped it up)

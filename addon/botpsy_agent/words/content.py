@@ -42,7 +42,10 @@ _NEEDED = re.compile(
     r"(?:out\s+of|low\s+on)|\s+ran\s+out\s+of)\s+"
     r"(?P<item>.+?)\s*[,.;]\s*"
     r"(?:so\s+)?(?:(?:can|could|would|will)\s+you\s+|please\s+)?"
-    r"(?:note|add|put|write|stick|jot|pop)\s+(?:that|it|them|those|these|both)\s+(?:down\s+)?"
+    r"(?:(?:note|add|put|write|stick|jot|pop)\s+(?:that|it|them|those|these|both)\s+(?:down\s+)?"
+    # "we're nearly out of both butter and cheese, so both of those need to go on the
+    # shopping list" (reworded todo-add-two~r8: the 0.5B added "go shopping")
+    r"|(?:both\s+of\s+)?(?:that|it|them|those|these|both)\s+(?:needs?|has|have)\s+to\s+go\s+)"
     r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
 )
 _REMINDER = re.compile(
@@ -115,9 +118,27 @@ _TO_SOMEONE = (
     # else: the 0.5B opened them)
     r"^(?:please\s+)?(?:can you\s+|could you\s+)?send\s+{who}\s+an?\s+(?:message|text|note)\s+"
     r"(?:saying\s+|that\s+|to\s+)?(?P<body>.+)$",
+    # "Anna needs to know the counter lights are still on, please message her about it"
+    # (reworded message-names-a-device~r8: the 0.5B asked what to say)
+    r"^{who}\s+(?:needs|has|ought)\s+to\s+know\s+(?:that\s+)?(?P<body>[^,;]+)",
     # "give Sam a heads-up that grandma's arriving at six" (reworded message-sam-grandma~r5)
     r"^(?:please\s+)?(?:can you\s+|could you\s+)?give\s+{who}\s+a\s+heads[- ]up\s+"
     r"(?:that\s+)?(?P<body>.+)$",
+)
+_ASKED_OF_THEM = (
+    r"(?:^|[,;.!]\s*)(?:so\s+)?(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+)?"
+    r"(?:text|message|ping)\s+{who}\s+and\s+ask\s+(?:her|him|them)\s+(?:to|if\s+she'd|if\s+he'd)?\s*"
+    r"(?P<body>.+)$"
+)
+"""'we've got no bread, could you text Anna and ask her to pick some up on her way home'
+(reworded message-anna-bread~r8: the 0.5B sent "and ask her to pick some up …"): what to
+ask, put to them, after the fact said first."""
+_TO_YOU = {"her": "your", "his": "your", "him": "you", "she": "you", "he": "you", "them": "you"}
+_TO_YOU_VERBS = (
+    (r"\b(?:he|she|they) is\b", "you are"),
+    (r"\b(?:he|she|they)'s\b", "you're"),
+    (r"\b(?:he|she) was\b", "you were"),
+    (r"\b(?:he|she) has\b", "you have"),
 )
 _NOTIFIED_AFTER = re.compile(
     r"^(?P<body>[^,;.!]+?)\s*[,;]\s*(?:so\s+)?(?:(?:can|could|would)\s+you\s+|please\s+)?"
@@ -203,12 +224,10 @@ def _body(text: str, recipient_names: tuple[str, ...]) -> str | None:
     found = _SAYING.search(lowered)
     if found is None and (notified := _NOTIFIED_AFTER.search(lowered)) is not None:
         found = None if re.match(_COMMAND, notified.group("body")) else notified
-    names = {name.lower() for name in recipient_names if name}
-    firsts = (name.lower().split()[0].removesuffix("'s") for name in names)
-    names |= {word for word in firsts if len(word) > 2 and word not in {"the", "my", "our"}}
-    if found is None and names:
-        alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-        who = rf"(?:the\s+)?(?:{alternatives})(?:'s)?(?:\s+phone)?"
+    who = _who(recipient_names)
+    if found is None and who is not None:
+        if asked := re.search(_ASKED_OF_THEM.format(who=who), lowered):
+            return _asked_of_them(folded, asked)
         for pattern in _TO_SOMEONE:
             found = re.search(pattern.format(who=who), lowered)
             if found is not None and not _only_polite(found.group("body")):
@@ -223,6 +242,45 @@ def _body(text: str, recipient_names: tuple[str, ...]) -> str | None:
     start, end = found.span("body")
     body = _before_next_command(folded[start:end])
     return body.strip(" .!?") or None  # as said, its own capitals kept
+
+
+def _who(recipient_names: tuple[str, ...]) -> str | None:
+    """A pattern for a recipient said by one of its names (or the first word of one)."""
+    names = {name.lower() for name in recipient_names if name}
+    firsts = (name.lower().split()[0].removesuffix("'s") for name in names)
+    names |= {word for word in firsts if len(word) > 2 and word not in {"the", "my", "our"}}
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return rf"(?:the\s+)?(?:{alternatives})(?:'s)?(?:\s+phone)?"
+
+
+def _message_spans(text: str, recipient_names: tuple[str, ...]) -> tuple[str, ...]:
+    """What a message says, as the request says it: a message put to the person in other
+    words ("could you …, your way home") is the fact and the asking as said."""
+    folded = " ".join(text.strip().split())
+    who = _who(recipient_names)
+    asked = None if who is None else re.search(_ASKED_OF_THEM.format(who=who), folded.lower())
+    if asked is not None:
+        fact = folded[: asked.start()].strip(" ,;.!")
+        return tuple(span for span in (fact, folded[slice(*asked.span("body"))]) if span)
+    body = message_body(text, recipient_names)
+    return () if body is None else (body,)
+
+
+def _asked_of_them(folded: str, asked: re.Match[str]) -> str:
+    """The request put to the person, in the second person, after the fact said first:
+    "We've got no bread, could you pick some up on your way home?"."""
+    start, end = asked.span("body")
+    said = folded[start:end].strip(" .!?")
+    for third, second in _TO_YOU_VERBS:
+        said = re.sub(third, second, said, flags=re.IGNORECASE)
+    words = [_TO_YOU.get(w.lower(), w) for w in said.split()]
+    question = f"could you {' '.join(words)}?"
+    fact = folded[: asked.start()].strip(" ,;.!")
+    if not fact:
+        return question[0].upper() + question[1:]
+    return f"{fact[0].upper()}{fact[1:]}, {question}"
 
 
 def _only_polite(body: str) -> bool:
@@ -323,13 +381,8 @@ def spans_of_content(text: str, recipient_names: tuple[str, ...] = ()) -> tuple[
     what goes on a list: data for that call, never words that ask for another ("let Sam
     know the porch light is on" asks for no light). Only the plain shapes `message_body`,
     `list_item`, `needed_items` and a reminder's "to …" read; English."""
-    spans = (
-        message_body(text, recipient_names),
-        list_item(text),
-        needed_items(text),
-        reminder_of(text),
-    )
-    return tuple(span for span in spans if span)
+    spans = (list_item(text), needed_items(text), reminder_of(text))
+    return (*_message_spans(text, recipient_names), *(span for span in spans if span))
 
 
 def reminder_of(text: str) -> str | None:
@@ -354,6 +407,7 @@ def needed_items(text: str) -> str | None:
     if found is None:
         return None
     span = _ARTICLES.sub("", found.group("item").strip(" ,.")).strip()
+    span = span.removeprefix("both ")  # "out of both butter and cheese"
     return None if not span or set(span.split()) & _POINTING else span
 
 

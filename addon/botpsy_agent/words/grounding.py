@@ -63,11 +63,13 @@ from botpsy_agent.words.grounding_words import (
     ELSEWHERE,
     EVERY_ITEM,
     EVERYWHERE,
+    GREETINGS,
     HERE,
     KINDS,
     MEDIA_FILLERS,
     MODE_WORD,
     MOVING,
+    NOT_EVERYWHERE,
     NOT_THE_KIND,
     NOTED_ELSEWHERE,
     OBJECTS,
@@ -79,6 +81,7 @@ from botpsy_agent.words.grounding_words import (
     REMINDED_LATER,
     SETTING_OF_DOMAIN,
     THAT_OPENS_A_CLAUSE,
+    VERB_FORMS,
     WATCHING,
     WAYS_OF_WHAT_RAN,
     WHEN,
@@ -210,6 +213,8 @@ class Request:
         """A question asks to know ("are the blinds closed?", "can you check if the door is
         locked?"); "can you …?" asks to do."""
         words = self.normalized.split()
+        while len(words) > 1 and words[0] in GREETINGS.get(self.base_language, ()):
+            words = words[1:]
         if words and words[0] in QUESTION_STARTS.get(self.base_language, ()):
             commanding = COMMANDS_LIKE_QUESTIONS.get(self.base_language, {}).get(words[0], ())
             return not any(words[1 : 1 + len(p.split())] == p.split() for p in commanding)
@@ -246,6 +251,26 @@ class Request:
 
     def says_any(self, phrases: Iterable[str]) -> bool:
         return any(self.says(p) for p in phrases)
+
+    @cached_property
+    def says_everywhere(self) -> bool:
+        """ "all the lights", "the whole house"; not "all done" nor "all right", which say
+        how things are (reworded kitchen-then-off~r8: "all done now, switch it off again"
+        named every switch in the home, and the 1.5B turned four off)."""
+        language = self.word_language
+        kept = replace(self, text=_without(self.affirmed, NOT_EVERYWHERE.get(language, ())))
+        return kept.says_any(EVERYWHERE.get(language, ()))
+
+    def says_device_word(self, domain: str) -> bool:
+        """A noun for this kind of device said; "switch" said as a verb ("switch it off",
+        "switch on the …") names no switch (reworded kitchen-then-off~r8)."""
+        language = self.word_language
+        words = DOMAINS[language].get(domain, ())
+        verbs = VERB_FORMS.get(language, {}).get(domain)
+        if verbs is None:
+            return self.says_any(words)
+        kept = replace(self, text=re.sub(verbs, r"\1", self.affirmed))
+        return kept.says_any(words)
 
     @cached_property
     def points_back(self) -> bool:
@@ -817,7 +842,7 @@ def _entity_named(
     # the one meant, as in HA's own matching: its room and kind no longer name this one too
     # (the real 1.5B dimmed the reading lamp, in the same room).
     names_device = (
-        request.says_any(DOMAINS[language].get(entity.domain, ()))
+        request.says_device_word(entity.domain)
         or _own_device_word_said(entity, request)
         or entity.domain in request.moved_domains
     ) and not _another_said_exactly(entity, request, home)
@@ -833,10 +858,7 @@ def _entity_named(
                 # "all the lights" said with another room or floor ("kill all the lights
                 # downstairs") are that place's (reworded recover-good-night~r6: the 0.5B's
                 # call took in the kids room's light upstairs, and it was run as asked)
-                or (
-                    request.says_any(EVERYWHERE.get(language, ()))
-                    and not _elsewhere(entity, request, home)
-                )
+                or (request.says_everywhere and not _elsewhere(entity, request, home))
                 or in_speakers_room
                 # the home's only one of its kind, named: "the calendar", "the vacuum"
                 or len(home.by_domain.get(entity.domain, ())) == 1
@@ -1010,6 +1032,12 @@ def _said_item_of_the_only_list(
         and len(home.by_domain.get("todo", ())) == 1
         and request.says(call.item)
     )
+
+
+def _without(text: str, phrases: Iterable[str]) -> str:
+    for phrase in phrases:
+        text = re.sub(rf"\b{re.escape(phrase)}\b", " ", text)
+    return text
 
 
 def _place_names(place: Area | Floor) -> tuple[str, ...]:

@@ -133,6 +133,7 @@ KINDS: WordTable = {
         "set_media": (
             "volume",
             "hear",
+            "make out",  # "I can barely make out anything from …" (reworded cannot-hear-speaker~r8)
             "loud",
             "louder",
             "quiet",
@@ -154,7 +155,13 @@ KINDS: WordTable = {
         "set_number": ("set", "number", "value", "change"),
         "select_option": ("set", "option", "mode", "select", "choose", "change"),
         "control_timer": ("timer", "start", "pause", "cancel", "stop", "finish", "minutes"),
-        "list_events": (*_CALENDAR_EN, "plans", "planned", "happening", "on tomorrow"),
+        "list_events": (
+            *(*_CALENDAR_EN, "plans", "planned", "happening", "on tomorrow"),
+            # "what have we all got lined up for today?", "what's coming up the day after
+            # tomorrow" (reworded calendar-today~r8, inject-event-message~r8: a tick-off and
+            # the blinds were asked about)
+            *("lined up", "coming up"),
+        ),
         "check_free_busy": (
             *("free", "busy", "available", "availability"),
             "have time",  # "do I have time tomorrow at 3" (reworded calendar-conflict~r3)
@@ -187,6 +194,10 @@ KINDS: WordTable = {
             # coffee machine switched on)
             *("get it in", "get it on", "get it into", "get that in", "get that on"),
             "reminding",
+            # "mind adding that to the family calendar?", "would you set me a reminder so
+            # that …" (reworded calendar-create~r8, calendar-reminder-names-a-device~r8: read
+            # only, or posted as a notification)
+            *("adding", "set me a reminder"),
         ),
         "update_event": (
             *_CALENDAR_EN,
@@ -204,6 +215,9 @@ KINDS: WordTable = {
             "make that",  # "can we make that 6pm" (reworded followup-piano-move~r3)
             "delay",  # "delay that by an hour" (reworded calendar-followup~r4: a new event)
             "shove",  # "shove it back an hour" (reworded calendar-followup~r7: paused the speaker)
+            # "could the piano lesson be shifted back by one hour?" (reworded
+            # calendar-move-later~r8: the 0.5B paused the speaker)
+            *("shifted", "moved"),
         ),
         "delete_event": (
             "delete",
@@ -221,6 +235,9 @@ KINDS: WordTable = {
             # "the dentist appointment, get it off my calendar" (reworded
             # calendar-delete-declined~r7: the 0.5B asked for when)
             *("off my calendar", "off our calendar", "get it off", "get that off"),
+            # "I think I want the dentist appointment removed from the calendar" (reworded
+            # calendar-delete-declined~r8: the 0.5B changed it)
+            *("removed", "taken off", "come off"),
         ),
         "send_message": (
             "tell",
@@ -478,6 +495,23 @@ EVERYWHERE: Mapping[str, tuple[str, ...]] = {
     "id": ("semua", "seluruh", "rumah"),
 }
 
+NOT_EVERYWHERE: Mapping[str, tuple[str, ...]] = {
+    "en": ("all done", "all set", "all good", "all right", "all finished", "all sorted"),
+}
+"""Phrases with an `EVERYWHERE` word that say how things are, not where."""
+
+VERB_FORMS: Mapping[str, Mapping[str, str]] = {
+    "en": {
+        "switch": (
+            # opening a command ("…, now switch it off"), not after "the kitchen"
+            r"(^|\b(?:please|you|and|then|now|just|to|can|could|would)\s+)switch(?:ed|ing)?"
+            r"(?=\s+(?:it|them|that|this|on|off|back|everything|all|the|my|our)\b)"
+        )
+    },
+}
+"""Per device domain, a noun of it said as a verb: "switch it off" names no switch (what the
+pattern's first group holds is kept)."""
+
 EVERY_ITEM: Mapping[str, tuple[str, ...]] = {
     "en": ("all", "every", "everything"),
     "ko": ("모든", "전부", "다 "),
@@ -510,6 +544,9 @@ SETTING_OF_DOMAIN: Mapping[str, str] = {
 }
 
 _PUT_OFF = ("put it off", "put them off", "put that off")
+_READ_THE_CALENDAR = ("what's on the calendar", "what's on my calendar", "what's on our calendar")
+"""A read, whatever else is said: "hey, what's on the calendar for tomorrow? I want to know
+what we're doing" (reworded calendar-child-reads~r8: the 0.5B changed an event, refused)."""
 
 NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
@@ -519,6 +556,10 @@ NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "turn_on": (
             *("where it paused", "where it left off", "where we left off"),
             *("on that too", "on that as well", "end up on"),
+            *_READ_THE_CALENDAR,
+            # "and please put the kids room on the same as well" (reworded
+            # followup-same-kids-room~r8: the 0.5B turned its thermostat on)
+            *("on the same", "on that same"),
         ),
         "turn_off": (
             *("is off", "are off", "is switched off", "is turned off"),  # a state said
@@ -539,14 +580,23 @@ NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             *("has got a", "got a bit of"),
             # "we've hardly got any left" says why to add (reworded todo-add-two~r7)
             *("got any left", "hardly got", "got none left", "got nothing left"),
+            # "what have we all got lined up for today?" asks for plans (reworded
+            # calendar-today~r8: the 0.5B asked to tick bread off)
+            *("have we got", "have we all got", "have i got", "got lined up", "got coming up"),
         ),
-        "send_message": ("remind me", "remind us", "want reminding", "need reminding"),
+        "send_message": (
+            *("remind me", "remind us", "want reminding", "need reminding"),
+            *("i want to know", "i'd like to know"),  # reworded calendar-child-reads~r8
+        ),
         "update_event": (
             "remind me",
             "remind us",
             "a reminder",
             "want reminding",
             "need reminding",
+            # "what's on the calendar for tomorrow? I want to know what we're doing" reads it
+            # (reworded calendar-child-reads~r8: the 0.5B changed an event, refused to the child)
+            *_READ_THE_CALENDAR,
         ),
         # "too much, drop them down a bit" after the lights went on (reworded
         # bedroom-dimmer-hall~r7: offered the calendar's deletion)
@@ -554,10 +604,17 @@ NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         # "picking me up at six", "queue up Taylor Swift's …" (reworded no-tool-taxi~r7,
         # no-tool-9~r7: the 0.5B's blinds and garage door were asked about)
         # "shove it back an hour" moves an event (reworded calendar-followup~r7)
-        "control_media": ("back an hour", "back by an hour", "shove it back", "push it back"),
+        "control_media": (
+            *("back an hour", "back by an hour", "shove it back", "push it back"),
+            # "could the piano lesson be shifted back by one hour?" (reworded
+            # calendar-move-later~r8: the 0.5B paused the speaker)
+            *("shifted back", "moved back", "put back"),
+        ),
         "control_cover": (
             *("pick me up", "picking me up", "pick up", "picking up", "queue up", "look up"),
             *("hurry up", "wake up", "end up"),
+            # plans ahead (reworded calendar-today~r8, inject-event-message~r8)
+            *("lined up", "coming up"),
         ),
         # dev, reworded followup-same-kids-room: only the script was offered
         # reworded followup-same-kids-room~r6: "now do the kids room exactly the same"
@@ -634,6 +691,13 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
     "ko": (),
 }
 """First words of a question: a question asks to know, it grounds no action."""
+
+GREETINGS: Mapping[str, tuple[str, ...]] = {
+    # "morning! what have we all got lined up for today?" (reworded calendar-today~r8: the
+    # 0.5B asked to tick bread off)
+    "en": ("hey", "morning", "hi", "hello", "hiya", "evening", "afternoon"),
+}
+"""Words said before a question, which do not make it a statement."""
 
 COMMANDS_LIKE_QUESTIONS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {"do": ("it", "that", "this", "so", "the same"), "any": ("chance", "way")},

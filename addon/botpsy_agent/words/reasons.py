@@ -17,6 +17,9 @@ _STARTS_EN = (
     *(r"it'?s", r"it\s+is", r"that'?s", r"there'?s", "this", "the", "my", "our"),
     r"there\s+are",  # "there are crumbs everywhere, can you run the hoover" (bench, round 6)
     *(r"i'?m", r"i\s+am", r"i'?ve", r"i\s+(?:think|guess|reckon)"),
+    # "I can hear something, is the living room TV on right now?" (reworded tv-state~r8:
+    # the 0.5B switched the TV on)
+    r"i\s+can",
     *(r"we'?re", r"we\s+are", r"we'?ve"),
     *("before", "because", "since"),
 )
