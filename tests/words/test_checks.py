@@ -1027,6 +1027,9 @@ def test_a_check_costs_well_under_five_milliseconds() -> None:
     ("language", "text"),
     [
         ("en", "when is the piano lesson"),
+        # reworded followup-piano-move~r8 and ~r7: today's dinner was read, then moved
+        ("en", "hey, what time's the piano lesson happening?"),
+        ("en", "what's the time of the piano lesson?"),
         ("ko", "피아노 레슨 언제야?"),
         ("id", "kapan les piano?"),
     ],

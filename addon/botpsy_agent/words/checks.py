@@ -238,7 +238,9 @@ def _check_range(
 WHEN_WORDS: dict[str, re.Pattern[str]] = {
     # "what time is the piano lesson" (dev, reworded followup-piano-move: the 0.5B read
     # the lights); not "what time is it", the clock's own question
-    "en": re.compile(r"\bwhen\b|\bwhat time (?:is|does|do)\b(?! it\b)"),
+    # "hey, what time's the piano lesson happening?", "what's the time of the piano lesson?"
+    # (reworded followup-piano-move~r8 and ~r7: today's dinner was read, then moved)
+    "en": re.compile(r"\bwhen\b|\bwhat time(?:'s| is| does| do)\b(?! it\b)|\bthe time of the\b"),
     "ko": re.compile("언제"),
     "id": re.compile(r"\bkapan\b"),
 }

@@ -768,6 +768,7 @@ WHEN: Mapping[str, tuple[str, ...]] = {
     "en": (
         "when",
         "what time is the",  # dev, reworded followup-piano-move ("what time is it": no read)
+        *("what time's the", "the time of the"),  # reworded followup-piano-move~r7, ~r8
         "today",
         "tonight",
         "tomorrow",
