@@ -641,6 +641,27 @@ def test_lights_turned_down_are_dimmed() -> None:
     assert _properties(tools["set_light"])["brightness_step_pct"]["enum"] == [-20]
 
 
+def test_lights_lowered_are_dimmed_not_the_blinds() -> None:
+    """Reworded bedroom-dimmer-hall~r8: "ouch, bit much, can you lower them slightly" after
+    the bedroom lights went on offered the blinds, and both real models asked to move them;
+    the blinds said by name are still theirs to lower."""
+    lights_on = {
+        "referents": frozenset({"light.bedroom"}),
+        "referent_tools": frozenset({"turn_on"}),
+    }
+    tools = _narrowed("ouch, bit much, can you lower them slightly", **lights_on)
+    assert "set_light" in tools and "control_cover" not in tools, sorted(tools)
+    assert _enum(tools["set_light"], "entity_id") == ["light.bedroom"]
+    named = _narrowed("lower the blinds in the bedroom", **lights_on)
+    assert "control_cover" in named, sorted(named)
+
+
+def test_lights_out_is_switching_them_off() -> None:
+    # reworded recover-good-night~r7: only the locks were offered
+    text = "that's me for the night, lights out downstairs and lock the doors please"
+    assert {"turn_off", "control_lock"} <= set(_narrowed(text))
+
+
 def test_as_well_points_back_at_what_ran() -> None:
     """Dev, reworded bedroom-dimmer-hall: "and the hall as well" named no kind, and every
     action was offered (the 0.5B switched the hall light on: it had been dimmed)."""

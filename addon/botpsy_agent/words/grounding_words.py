@@ -69,7 +69,12 @@ KINDS: WordTable = {
             *("get going", "get running", "get working"),
             "so i can watch",  # reworded multi-plug-then-tv~r7 (the TV's plug, then the TV)
         ),
-        "turn_off": ("off", "stop", "disable", "deactivate", "shut", "kill", "power down"),
+        "turn_off": (
+            *("off", "stop", "disable", "deactivate", "shut", "kill", "power down"),
+            # "that's me for the night, lights out downstairs and lock the doors please"
+            # (reworded recover-good-night~r7: only the locks were offered)
+            *("lights out", "light out"),
+        ),
         "toggle": ("toggle", "switch", "flip"),
         "set_light": (*_LIGHT_EN, *_COLOURS_EN, "lamp", "set"),
         "set_climate": (
@@ -527,6 +532,7 @@ WAYS_OF_WHAT_RAN: Mapping[str, tuple[str, ...]] = {
         # followup-speaker-louder~r7)
         *("drop them down", "drop it down", "nudge", "another degree", "a touch"),
         *("down a bit", "up a bit"),
+        *("lower them", "lower it", "raise them", "raise it"),  # reworded bedroom-dimmer-hall~r8
     )
 }
 """A way said of what this conversation acted on ("turn them down a little" after the
