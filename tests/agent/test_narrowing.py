@@ -903,20 +903,6 @@ def test_a_room_that_has_got_a_chill_is_offered_its_heating() -> None:
             {"turn_off"},
         ),
         ("that's too early for me, shove it back an hour", {"update_event"}, {"control_media"}),
-    ],
-)
-def test_the_seventh_wording_is_offered_what_it_asks(
-    text: str, offered: set[str], not_offered: set[str]
-) -> None:
-    spans = spans_of_content(text, ("Sam", "Anna"))
-    tools = set(_narrowed(text, content=spans))
-    assert offered <= tools, tools
-    assert not not_offered & tools, tools
-
-
-@pytest.mark.parametrize(
-    ("text", "offered", "not_offered"),
-    [
         # reworded ~r8, an eighth wording: what the real models were offered and did instead
         (
             "this Saturday there's swimming from ten till eleven in the morning, mind adding "
@@ -963,7 +949,7 @@ def test_the_seventh_wording_is_offered_what_it_asks(
         ),
     ],
 )
-def test_the_eighth_wording_is_offered_what_it_asks(
+def test_the_seventh_and_eighth_wordings_are_offered_what_they_ask(
     text: str, offered: set[str], not_offered: set[str]
 ) -> None:
     spans = spans_of_content(text, ("Sam", "Anna"))
