@@ -262,7 +262,7 @@ def _message_spans(text: str, recipient_names: tuple[str, ...]) -> tuple[str, ..
     who = _who(recipient_names)
     asked = None if who is None else re.search(_ASKED_OF_THEM.format(who=who), folded.lower())
     if asked is not None:
-        fact = folded[: asked.start()].strip(" ,;.!")
+        fact = _fact_before(folded, asked)
         return tuple(span for span in (fact, folded[slice(*asked.span("body"))]) if span)
     body = message_body(text, recipient_names)
     return () if body is None else (body,)
@@ -277,10 +277,17 @@ def _asked_of_them(folded: str, asked: re.Match[str]) -> str:
         said = re.sub(third, second, said, flags=re.IGNORECASE)
     words = [_TO_YOU.get(w.lower(), w) for w in said.split()]
     question = f"could you {' '.join(words)}?"
-    fact = folded[: asked.start()].strip(" ,;.!")
+    fact = _fact_before(folded, asked)
     if not fact:
         return question[0].upper() + question[1:]
     return f"{fact[0].upper()}{fact[1:]}, {question}"
+
+
+def _fact_before(folded: str, asked: re.Match[str]) -> str:
+    """What was said before the asking, unless it is a command of its own ("switch the
+    heater on, and text Sam and ask him to …": the heater is no part of the message)."""
+    fact = folded[: asked.start()].strip(" ,;.!")
+    return "" if re.match(_COMMAND, fact, re.IGNORECASE) else fact
 
 
 def _only_polite(body: str) -> bool:
