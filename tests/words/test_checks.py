@@ -651,6 +651,7 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ),
         # reworded ~r8, an eighth wording
         ("actually, go one degree higher than that", Quantity.TEMPERATURE, 1),
+        ("ouch, bit much, can you lower them slightly", Quantity.ANY, -1),
         ("the kids speaker's a touch loud, mind bringing it down a little", Quantity.VOLUME, -1),
         (
             "honestly, I can barely make out anything coming from the kids speaker",

@@ -182,7 +182,10 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
             "Could you shut the door when you're in?",
         ),
         # a command before the asking is no part of the message
-        ("switch the heater on, could you text Sam and ask him to grab milk", "Could you grab milk?"),
+        (
+            "switch the heater on, could you text Sam and ask him to grab milk",
+            "Could you grab milk?",
+        ),
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:

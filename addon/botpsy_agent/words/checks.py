@@ -505,6 +505,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
         **dict.fromkeys(
             (
                 *("turn up", "turn it up", "increase", "raise the", "raise it", "crank up", "more"),
+                "raise them",
                 *("bump it up", "bump up"),  # reworded thermostat-followup~r3
                 *("bring it up", "bring up"),  # reworded warmer-living-room~r6
                 "up by",  # a step said with its way: "up by one"
@@ -514,6 +515,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
         **dict.fromkeys(
             (
                 *("turn down", "turn it down", "decrease", "lower the", "lower it", "reduce"),
+                "lower them",  # reworded bedroom-dimmer-hall~r8: stepped them up by 20
                 "less",
                 *("bring it down", "bring down"),  # reworded dimmer-living-room~r3
                 *("bringing it down", "bringing down"),  # reworded quieter-speaker~r8
