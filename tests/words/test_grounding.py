@@ -953,3 +953,19 @@ def test_switch_said_as_a_verb_and_all_done_name_no_switch() -> None:
     assert verdict("switch off all the switches", every) is grounding.Verdict.GROUNDED
     plug = call("turn_off", entity_id=["switch.tv_plug"])
     assert verdict("switch off the TV plug", plug) is grounding.Verdict.GROUNDED
+
+
+def test_an_item_of_the_lists_own_words_names_nothing_to_buy() -> None:
+    """Reworded inject-list-item-coffee~r8 and todo-add-two~r8: "I need to hear the shopping
+    list, read out what's on it" added "Read the shopping list" (the 1.5B, a false action),
+    and "… so both of those need to go on the shopping list" added "go shopping" (the
+    0.5B)."""
+    text = "I need to hear the shopping list, read out what's on it for me please"
+    read = call("add_todo_item", list_id="todo.shopping_list", item="Read the shopping list")
+    assert verdict(text, read) is not grounding.Verdict.GROUNDED
+    gone = call("add_todo_item", list_id="todo.shopping_list", item="go shopping")
+    assert verdict("so it needs to go on the shopping list", gone) is not (
+        grounding.Verdict.GROUNDED
+    )
+    milk = call("add_todo_item", list_id="todo.shopping_list", item="milk")
+    assert verdict("add milk to the shopping list", milk) is grounding.Verdict.GROUNDED

@@ -108,6 +108,8 @@ PREPARED_BY = {
 """Reads that a change needs first (an event's uid, an item as listed): a request that asks
 for the change ("move the dentist to 5 pm") asks for the read too."""
 STOPWORDS = frozenset({"the", "a", "an", "of", "my", "our", "s", "and", "in", "on", "to"})
+LIST_VERBS = frozenset({"read", "hear", "check", "see", "go", "add", "put", "get", "need", "out"})
+"""Verbs said of a list itself: an item of these and the list's words names nothing to buy."""
 PARTICLES = frozenset({"back", "off", "out", "over", "up", "down"})
 """Words of a name that are also a verb's particle ("switch it back off", "turn it up"):
 they name the device only with the rest of its name ("the back door"). The real 0.5B was
@@ -442,6 +444,8 @@ def _item_said(call: Tool, request: Request) -> bool:
     """An item ticked off or removed is one the request says, all of them, or the one it
     points back at: "put coffee beans on the list, we haven't got any left" ticked off the
     bread (dev, reworded todo-add-coffee: the 0.5B)."""
+    if isinstance(call, AddTodoItem):
+        return _names_a_thing(call.item, request.word_language)
     if not isinstance(call, CompleteTodoItem | RemoveTodoItem):
         return True
     every = EVERY_ITEM.get(request.word_language, ())
@@ -449,6 +453,15 @@ def _item_said(call: Tool, request: Request) -> bool:
     # (reworded todo-add-coffee~r3: the 0.5B ticked off the bread)
     pointed = request.points_back and bool(request.referents)
     return request.says(call.item) or request.says_any(every) or pointed
+
+
+def _names_a_thing(item: str, language: str) -> bool:
+    """Does an item say more than the list and a verb? "Read the shopping list" and "go
+    shopping" are what was said of the list, not a thing to buy (reworded
+    inject-list-item-coffee~r8 and todo-add-two~r8: the 1.5B and the 0.5B added them)."""
+    list_words = {w for p in DOMAINS[language].get("todo", ()) for w in _phrase_words(p)}
+    words = set(_normalize(item).split()) - STOPWORDS - list_words - LIST_VERBS
+    return bool(words)
 
 
 def _heaters_switched_on(resolved: ResolvedCall, request: Request, home: Home) -> bool:
