@@ -754,6 +754,164 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         "broadcast",
         {"message": "it's time to tidy up"},
     ),
+    # round 9, dev part (bench/results/fast-path-2026-12-07-added9.md)
+    (
+        "I can barely see a thing in here, mind putting the bedside lamp on?",
+        "turn_on",
+        {"entity_id": ["light.bed_light"]},
+    ),
+    (
+        "can you fire up Sam's fan for a bit, it's muggy",
+        "turn_on",
+        {"entity_id": [SAMS_FAN]},
+    ),
+    (
+        "we're heading out, so Sam's fan can be switched off",
+        "turn_off",
+        {"entity_id": [SAMS_FAN]},
+    ),
+    (
+        "could you pop the lights on in the kitchen, I'm just going in there",
+        "turn_on",
+        {"area_id": ["kitchen"], "domain": ["light"]},
+    ),
+    ("every light in the place off please, I'm off to work", "turn_off", {"domain": ["light"]}),
+    (
+        "could you knock the Bed Light down to 35 percent, it's a bit harsh",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "brightness_pct": 35},
+    ),
+    (
+        "I fancy the Bed Light in blue tonight",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "color_name": "blue"},
+    ),
+    (
+        "I'd like the heating in the living room at 21.5",
+        "set_climate",
+        {"area_id": ["living_room"], "domain": ["climate"], "temperature": 21.5},
+    ),
+    (
+        "how warm is it in the office at the moment",
+        "get_state",
+        {"area_id": ["office"], "domain": ["climate"]},
+    ),
+    (
+        "can you tell me what the HeatPump's target is",
+        "get_state",
+        {"entity_id": [HEATPUMP]},
+    ),
+    (
+        "what temperature's the fridge temperature picking up",
+        "get_state",
+        {"entity_id": ["sensor.fridge_temperature"]},
+    ),
+    (
+        "the Living Room Fan is a bit much, can you bring it down to 30 percent",
+        "set_fan",
+        {"entity_id": ["fan.living_room_fan"], "percentage": 30},
+    ),
+    (
+        "set Sam's fan going at 55% please",
+        "set_fan",
+        {"entity_id": [SAMS_FAN], "percentage": 55},
+    ),
+    (
+        "I just want a light breeze, put Sam's fan on 15%",
+        "set_fan",
+        {"entity_id": [SAMS_FAN], "percentage": 15},
+    ),
+    (
+        "I can't hear the Walkman, bump the volume up a bit",
+        "set_media",
+        {"entity_id": [WALKMAN], "volume_step_pct": 10},
+    ),
+    (
+        "go back one song on the Walkman, I want to hear it again",
+        "control_media",
+        {"entity_id": [WALKMAN], "action": "previous"},
+    ),
+    (
+        "is the kitchen window up or down at the moment",
+        "get_state",
+        {"entity_id": ["cover.kitchen_window"]},
+    ),
+    ("is there a light on anywhere in the house", "get_state", {"domain": ["light"]}),
+    (
+        "can you check the kitchen lights are all off",
+        "get_state",
+        {"area_id": ["kitchen"], "domain": ["light"]},
+    ),
+    (
+        "is it humid in the office right now",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["humidity"]},
+    ),
+    (
+        "it's stuffy in here, what's the temperature in the office",
+        "get_state",
+        {"area_id": ["office"], "domain": ["climate"]},
+    ),
+    ("let's do Movie night", "activate_scene", {"entity_id": ["scene.movie_night"]}),
+    (
+        "switch the house over to Movie night",
+        "activate_scene",
+        {"entity_id": ["scene.movie_night"]},
+    ),
+    (
+        "can you put cereal on my shopping list, we've finished the box",
+        "add_todo_item",
+        {"list_id": "todo.shopping_list", "item": "cereal"},
+    ),
+    (
+        "actually, scrap the crisps from the shopping list",
+        "remove_todo_item",
+        {"list_id": "todo.shopping_list", "item": "crisps"},
+    ),
+    (
+        "the dog's been shedding everywhere, can you send the Robot vacuum out",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    (
+        "let's get the house hoovered while I'm at the shops",
+        "control_vacuum",
+        {"domain": ["vacuum"], "action": "start"},
+    ),
+    (
+        "the carpets are a mess, please do a vacuum",
+        "control_vacuum",
+        {"domain": ["vacuum"], "action": "start"},
+    ),
+    (
+        "I'm making a brew, give me a 4 minute timer",
+        "device_timer",
+        {"intent": "HassStartTimer", "minutes": 4},
+    ),
+    (
+        "freeze my timer for a second, the doorbell's going",
+        "device_timer",
+        {"intent": "HassPauseTimer"},
+    ),
+    (
+        "cancel every timer I've got running, we're eating out instead",
+        "device_timer",
+        {"intent": "HassCancelAllTimers"},
+    ),
+    ("sorry, what's the date", "current_time", {"what": "date"}),
+    ("remind me what day it is", "current_time", {"what": "date"}),
+    ("how late is it now", "current_time", {"what": "time"}),
+    (
+        "put a message out on all the speakers that it's time to wake up",
+        "broadcast",
+        {"message": "it's time to wake up"},
+    ),
+    (
+        "how warm's it going to get outside this afternoon",
+        "get_state",
+        {"domain": ["weather"]},
+    ),
+    ("what's tomorrow looking like, weather-wise", "get_state", {"domain": ["weather"]}),
 ]
 
 
@@ -805,6 +963,8 @@ def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
         "morning!",  # round 7, dev part
         "hello, are you there?",  # round 7, dev part
         "hiya, you alright?",  # round 8, dev part
+        "hey there, how's it going",  # round 9, dev part
+        "hi, good afternoon",  # round 9, dev part
     ],
 )
 def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge, text: str) -> None:
@@ -842,6 +1002,12 @@ def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge, text: str) -> None:
         "we've got loads of peppers, remove them from the shopping list",
         "let everybody know the car's leaving in two minutes",
         "give the house a heads up that the guests have arrived",
+        # round 9: the same; and a question after a reason that names another device is
+        # not read past it
+        "I picked up the mushrooms, mark them done on my shopping list",
+        "let everyone know I'm back home",
+        "can you shout to the house that the kettle's boiled",
+        "the Walkman is too loud, what's the temperature in the office",
     ],
 )
 def test_what_the_second_round_leaves_to_the_model(ha_bridge: HaBridge, text: str) -> None:

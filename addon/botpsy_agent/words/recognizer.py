@@ -200,7 +200,10 @@ class FastPath:
         # One of HA's own intents after a reason that names no device: "the cake needs
         # longer, stick 5 more minutes on the timer" (bench dev part, round 7).
         own_intent = found.intent in ASSIST_INTENTS and not named
-        if not (_plain_command(found) or own_intent):
+        # A question after a reason that names nothing reads what it asks: "the air feels
+        # stale, what's the CO2 in the Office" (bench dev part, round 9).
+        asked = _a_read(found) and not named
+        if not (_plain_command(found) or own_intent or asked):
             return None
         if not _acts_on_all(found.calls, named, home):
             return None  # "the kitchen light is too bright, turn on the hall light"
@@ -472,6 +475,17 @@ def _plain_command(recognized: Recognized) -> bool:
         and not recognized.nevermind
         and recognized.intent not in ASSIST_INTENTS
         and all(call.access is Access.CONTROL for call in recognized.calls)
+    )
+
+
+def _a_read(recognized: Recognized) -> bool:
+    """A question about the home's states, and nothing else: no change, reply or hand-off."""
+    return (
+        bool(recognized.calls)
+        and recognized.reply is None
+        and not recognized.nevermind
+        and recognized.intent not in ASSIST_INTENTS
+        and all(call.access is Access.READ for call in recognized.calls)
     )
 
 
