@@ -97,6 +97,12 @@ async def test_okay_and_another_request_is_no_yes_and_cancels_the_parked_action(
         ("en", "I'm sure, and unlock the door", False, False),
         # reworded calendar-delete-declined~r7: refused as a new request
         ("en", "nah, never mind, leave it", False, True),
+        # reworded calendar-delete-dinner~r9, calendar-delete-declined~r9: refused as new
+        # requests
+        ("en", "sure thing, yes", True, False),
+        ("en", "actually no, I've changed my mind", False, True),
+        ("en", "correct", True, False),
+        ("en", "correct, and turn on the kitchen light", False, False),
         ("ko", "네", True, False),
         ("ko", "네 그리고 불 꺼줘", False, False),
         ("id", "ya", True, False),
@@ -123,6 +129,8 @@ def test_a_yes_may_say_again_only_the_action_asked_about() -> None:
     phrases = Phrasebook()
     assert phrases.is_affirmative("en", "yes please, delete it", "delete_event")
     assert phrases.is_affirmative("en", "yes, cancel it", "delete_event")
+    # reworded calendar-delete~r9: "correct, cancel it" was refused as a new request
+    assert phrases.is_affirmative("en", "correct, cancel it", "delete_event")
     assert not phrases.is_affirmative("en", "yes please, delete it")
     assert not phrases.is_affirmative("en", "yes, cancel it", "control_lock")
     assert not phrases.is_affirmative("en", "cancel it", "delete_event")  # may mean no
