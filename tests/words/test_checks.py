@@ -658,6 +658,19 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
             Quantity.VOLUME,
             1,
         ),
+        # reworded ~r9, a ninth wording
+        ("add another degree to that", Quantity.TEMPERATURE, 1),
+        ("I'm barely able to hear anything from the kids speaker", Quantity.VOLUME, 1),
+        ("the kids room fan's roaring away much too fiercely", Quantity.SPEED, -1),
+        ("bit bright now, knock them down a little", Quantity.ANY, -1),
+        (
+            "we're watching a film, so ease the living room lamp back just slightly",
+            Quantity.ANY,
+            -1,
+        ),
+        ("living room's roasting, knock the heating back some", Quantity.ANY, -1),
+        ("living room's roasting, knock the heating back some", Quantity.TEMPERATURE, -1),
+        ("the telly's volume is much too high", Quantity.ANY, -1),
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:

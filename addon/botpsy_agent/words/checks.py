@@ -396,6 +396,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 # "actually, go one degree higher than that" (reworded thermostat-followup~r8:
                 # set to 20 again)
                 *("degree higher", "degrees higher"),
+                # "add another degree to that" (reworded thermostat-followup~r9: set to 20
+                # again)
+                *("add another degree", "add a degree"),
             ),
             (Quantity.TEMPERATURE, UP),
         ),
@@ -410,6 +413,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "too warm",
                 "so warm",
                 "boiling",
+                "roasting",  # reworded cooler-living-room~r9: refused
                 "cooler",
                 "colder",
                 "cool down",
@@ -444,6 +448,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 # "I can barely make out anything coming from the kids speaker" (reworded
                 # cannot-hear-speaker~r8: the 0.5B pressed play)
                 *("barely make out", "hardly make out", "can't make out"),
+                # "I'm barely able to hear anything from the kids speaker" (reworded
+                # cannot-hear-speaker~r9: the 0.5B read its state)
+                *("barely able to hear", "hardly able to hear"),
             ),
             (Quantity.VOLUME, UP),
         ),
@@ -478,6 +485,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "too strong",
                 *("slow it down", "slow down"),  # reworded fan-too-strong~r3
                 "blowing a gale",  # reworded fan-too-strong~r4
+                # "the kids room fan's roaring away much too fiercely" (reworded
+                # fan-too-strong~r9: the 0.5B switched it on)
+                *("too fiercely", "too fierce"),
             ),
             (Quantity.SPEED, DOWN),
         ),
@@ -528,6 +538,16 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 # "too much, drop them down a bit" after the lights went on (reworded
                 # bedroom-dimmer-hall~r7: stepped them up by 20)
                 *("drop them down", "drop it down", "too much"),
+                # "bit bright now, knock them down a little" after the lights went on
+                # (reworded bedroom-dimmer-hall~r9: stepped them up by 20)
+                *("knock them down", "knock it down", "knock down"),
+                # "ease the living room lamp back just slightly", "knock the heating back
+                # some" (reworded dimmer-living-room~r9: stepped it up; cooler-living-room~r9)
+                *("back slightly", "back just slightly", "back a little", "back a bit"),
+                "back some",
+                # "the telly's volume is much too high" (reworded telly-too-loud~r9: the
+                # 0.5B read its state)
+                "too high",
             ),
             (Quantity.ANY, DOWN),
         ),
