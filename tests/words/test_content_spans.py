@@ -284,6 +284,9 @@ def test_items_said_together_come_apart() -> None:
     # Only words the request said: the model's own joining is not split into new items.
     assert separate_items("eggs and milk", "add eggs to the list") == ["eggs and milk"]
     assert separate_items("oat milk", "add oat milk to the list") == ["oat milk"]
+    # reworded todo-note-two~r9: added as one item
+    said = "baking at the weekend, mind jotting eggs plus flour onto our shopping list"
+    assert separate_items("eggs plus flour", said) == ["eggs", "flour"]
 
 
 @pytest.mark.parametrize(

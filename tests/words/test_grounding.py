@@ -969,3 +969,13 @@ def test_an_item_of_the_lists_own_words_names_nothing_to_buy() -> None:
     )
     milk = call("add_todo_item", list_id="todo.shopping_list", item="milk")
     assert verdict("add milk to the shopping list", milk) is grounding.Verdict.GROUNDED
+
+
+def test_an_item_that_points_elsewhere_names_nothing_to_buy() -> None:
+    """Reworded todo-add-coffee~r9: "the last coffee beans got used this morning, chuck some
+    onto the list" added "some" (the 0.5B)."""
+    text = "the last coffee beans got used this morning, chuck some onto the list"
+    some = call("add_todo_item", list_id="todo.shopping_list", item="some")
+    assert verdict(text, some) is not grounding.Verdict.GROUNDED
+    beans = call("add_todo_item", list_id="todo.shopping_list", item="coffee beans")
+    assert verdict(text, beans) is grounding.Verdict.GROUNDED

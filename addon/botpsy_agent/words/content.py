@@ -440,7 +440,8 @@ def separate_items(item: str, text: str) -> list[str]:
 
 
 def _parts(span: str) -> list[str]:
-    return [p for p in re.split(r",\s*|\s+and\s+", span) if p]
+    # "eggs plus flour" (reworded todo-note-two~r9: added as one item)
+    return [p for p in re.split(r",\s*|\s+(?:and|plus)\s+", span) if p]
 
 
 def _plain(text: str) -> str:

@@ -110,6 +110,10 @@ for the change ("move the dentist to 5 pm") asks for the read too."""
 STOPWORDS = frozenset({"the", "a", "an", "of", "my", "our", "s", "and", "in", "on", "to"})
 LIST_VERBS = frozenset({"read", "hear", "check", "see", "go", "add", "put", "get", "need", "out"})
 """Verbs said of a list itself: an item of these and the list's words names nothing to buy."""
+POINTING_ITEMS = frozenset({"some", "more", "any", "it", "them", "those", "these", "that", "one"})
+"""An item of these words alone points at a thing said elsewhere ("the last coffee beans got
+used, chuck some onto the list"): it names nothing itself (reworded todo-add-coffee~r9: the
+0.5B added "some")."""
 PARTICLES = frozenset({"back", "off", "out", "over", "up", "down"})
 """Words of a name that are also a verb's particle ("switch it back off", "turn it up"):
 they name the device only with the rest of its name ("the back door"). The real 0.5B was
@@ -466,7 +470,7 @@ def _names_a_thing(item: str, language: str) -> bool:
     inject-list-item-coffee~r8 and todo-add-two~r8: the 1.5B and the 0.5B added them)."""
     list_words = {w for p in DOMAINS[language].get("todo", ()) for w in _phrase_words(p)}
     words = set(_normalize(item).split()) - STOPWORDS - list_words - LIST_VERBS
-    return bool(words)
+    return bool(words - POINTING_ITEMS)
 
 
 def _heaters_switched_on(resolved: ResolvedCall, request: Request, home: Home) -> bool:
