@@ -186,6 +186,16 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
             "switch the heater on, could you text Sam and ask him to grab milk",
             "Could you grab milk?",
         ),
+        # reworded message-names-a-device~r9, message-asks-someone-else~r9: the 0.5B switched
+        # the lights off and opened the blinds
+        (
+            "ping Anna, the counter lights haven't been switched off yet",
+            "the counter lights haven't been switched off yet",
+        ),
+        (
+            "drop Sam a line reminding him the bedroom blinds want opening first thing",
+            "the bedroom blinds want opening first thing",
+        ),
     ],
 )
 def test_message_bodies_are_what_is_to_be_said(text: str, body: str | None) -> None:

@@ -108,8 +108,10 @@ _TO_SOMEONE = (
     # "message Anna for me: dinner's ready", "message Anna and tell her I'm home" (reworded
     # followup-message-same~r5 and child-messages-anna~r5: the 0.5B sent "for me: …", "and
     # tell her …")
+    # "ping Anna, the counter lights haven't been switched off yet" (reworded
+    # message-names-a-device~r9: the 0.5B switched them off and asked what to say)
     r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping|warn)\s+{who}"
-    r"(?:\s+for\s+me)?\s*:?\s+(?:and\s+(?:tell|let)\s+(?:her|him|them)\s+(?:know\s+)?)?"
+    r"(?:\s+for\s+me)?\s*[:,]?\s+(?:and\s+(?:tell|let)\s+(?:her|him|them)\s+(?:know\s+)?)?"
     # "text Anna to say I'm running late" tells what is said (make demo at 57f51ec sent
     # "say I'm running ten minutes late")
     r"(?:that\s+|to\s+(?:say|let\s+(?:her|him|them)\s+know)\s+(?:that\s+)?|to\s+)?"
@@ -118,6 +120,11 @@ _TO_SOMEONE = (
     # else: the 0.5B opened them)
     r"^(?:please\s+)?(?:can you\s+|could you\s+)?send\s+{who}\s+an?\s+(?:message|text|note)\s+"
     r"(?:saying\s+|that\s+|to\s+)?(?P<body>.+)$",
+    # "drop Sam a line reminding him the bedroom blinds want opening" (reworded
+    # message-asks-someone-else~r9: the 0.5B opened them)
+    r"^(?:please\s+)?(?:can you\s+|could you\s+)?drop\s+{who}\s+a\s+(?:line|message|text|note)\s+"
+    r"(?:saying\s+|that\s+|to\s+say\s+(?:that\s+)?|reminding\s+(?:her|him|them)\s+(?:that\s+)?)?"
+    r"(?P<body>.+)$",
     # "Anna needs to know the counter lights are still on, please message her about it"
     # (reworded message-names-a-device~r8: the 0.5B asked what to say)
     r"^{who}\s+(?:needs|has|ought)\s+to\s+know\s+(?:that\s+)?(?P<body>[^,;]+)",
