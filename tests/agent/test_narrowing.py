@@ -947,9 +947,18 @@ def test_a_room_that_has_got_a_chill_is_offered_its_heating() -> None:
             {"set_media"},
             {"control_media"},
         ),
+        # reworded ~r9, a ninth wording
+        ("pick up where the kids speaker left off", {"control_media"}, {"turn_off"}),
+        ("I'm barely able to hear anything from the kids speaker", {"set_media"}, set()),
+        ("the kids room fan's roaring away much too fiercely", {"set_fan"}, set()),
+        (
+            "living room's roasting, knock the heating back some",
+            {"set_climate"},
+            {"control_media"},
+        ),
     ],
 )
-def test_the_seventh_and_eighth_wordings_are_offered_what_they_ask(
+def test_the_seventh_eighth_and_ninth_wordings_are_offered_what_they_ask(
     text: str, offered: set[str], not_offered: set[str]
 ) -> None:
     spans = spans_of_content(text, ("Sam", "Anna"))

@@ -134,6 +134,9 @@ KINDS: WordTable = {
             # "get the kids speaker going again from where it paused" (reworded
             # followup-speaker-louder~r7: the 0.5B turned it on, and it stayed idle)
             *("going again", "where it paused", "where it left off", "where we left off"),
+            # "pick up where the kids speaker left off" (reworded followup-speaker-louder~r9:
+            # the 0.5B switched it off)
+            "pick up where",
         ),
         "set_media": (
             "volume",
@@ -573,6 +576,7 @@ NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # can watch telly" (reworded multi-plug-then-tv~r7: both turned the TV off)
             *("someone's switched off", "somebody's switched off", "someone switched off"),
             *("someone's turned off", "somebody's turned off", "has been switched off"),
+            "left off",  # "pick up where the kids speaker left off" (reworded ~r9)
         ),
         # "put it off again" switches it off: no item, no entry (reworded
         # followup-heater-off-again~r6: the 0.5B said no tool fits)
