@@ -104,6 +104,18 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
             "calendar",
             "Swimming",
         ),
+        # reworded calendar-create~r9 and ~r8: the title ran on ("Kids swimming onto family
+        # calendar")
+        (
+            "the kids have swimming Saturday, 10 o'clock till 11, pop that onto the family "
+            "calendar",
+            "Swimming",
+        ),
+        (
+            "this Saturday there's swimming from ten till eleven in the morning, mind adding "
+            "that to the family calendar?",
+            "Swimming",
+        ),
         (
             "at 7 am tomorrow I want reminding to turn on the coffee machine, can you sort that",
             "Turn on the coffee machine",

@@ -47,6 +47,8 @@ def test_the_end_of_a_span_is_no_start() -> None:
         ("from 11 to 1 pm tomorrow", time(11), 120),
         ("between 2 and 4pm on Friday", time(14), 120),
         ("from 10pm to 1am on Friday", time(22), 180),
+        # reworded calendar-create~r9: an event of 10 minutes
+        ("swimming Saturday, 10 o'clock till 11", time(10), 60),
     ],
 )
 def test_a_span_starts_at_its_first_time_and_lasts_to_its_second(
@@ -59,6 +61,7 @@ def test_a_span_starts_at_its_first_time_and_lasts_to_its_second(
 def test_a_time_before_the_hour_and_a_score_are_no_span() -> None:
     assert span_minutes("at ten to eleven", "en") is None
     assert span_minutes("we won 10-11", "en") is None
+    assert span_minutes("ten till six", "en") is None  # 5:50 in America
 
 
 @pytest.mark.parametrize(

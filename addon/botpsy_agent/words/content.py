@@ -71,12 +71,18 @@ _ENTRY = re.compile(
 """'make an all day entry on Friday for grandma's birthday' (dev, reworded
 calendar-create-allday: the 0.5B's title ran on, "birthday birthday …")."""
 _HAD_THEN_ADDED = re.compile(
-    r"\b(?:i've|i have|we've|we have|i|we)\s+(?:got\s+)?(?:an?\s+)?(?P<what>.+?)\s*"
+    r"\b(?:i've|i have|we've|we have|i|we"
+    # "the kids have swimming Saturday, 10 o'clock till 11, pop that onto the family
+    # calendar", "this Saturday there's swimming from ten till eleven …, mind adding that
+    # to the family calendar?" (reworded calendar-create~r9 and ~r8: the title ran on)
+    r"|the\s+(?:kids|children)\s+have|there's|there\s+is)"
+    r"\s+(?:got\s+)?(?:an?\s+)?(?P<what>.+?)\s*"
     # "Saturday at 10 we've got swimming, it's an hour long, can you get it in the family
     # calendar" (reworded calendar-create~r7: a clause between, and "get it in")
-    r"(?:,|\band\b|\bso\b)\s*(?:(?:it's|it\s+is|it\s+takes|it\s+lasts)[^,]*,\s*)?"
-    r"(?:so\s+)?(?:please\s+)?(?:(?:can|could)\s+you\s+)?"
-    r"(?:add|put|note|pop|mark|get)\s+(?:it|that|this)\b"
+    r"(?:,|\band\b|\bso\b)\s*(?:(?:it's|it\s+is|it\s+takes|it\s+lasts)[^,]*,\s*"
+    r"|[^,]*\d[^,]*,\s*)?"  # or when: "…, 10 o'clock till 11, …"
+    r"(?:so\s+)?(?:please\s+)?(?:(?:can|could)\s+you\s+)?(?:mind\s+)?"
+    r"(?:add|put|note|pop|mark|get|adding|putting|popping|noting)\s+(?:it|that|this)\b"
 )
 """'I've got a haircut tomorrow at 11am, add it please': what "it" is was said first (in
 `make demo`, the 0.5B titled it after the conversation's last event, "Switch on the coffee

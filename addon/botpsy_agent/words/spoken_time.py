@@ -482,9 +482,13 @@ _EN_SPAN_PATTERNS = (
     rf"\s*(?P<ap2>{_AMPM})?(?![\w:])",
     rf"\b(?P<h1>\d{{1,2}})(?::(?P<m1>\d{{2}}))?\s*(?P<ap1>{_AMPM})?\s*[-\u2013]\s*"
     rf"(?P<h2>\d{{1,2}})(?::(?P<m2>\d{{2}}))?\s*(?P<ap2>{_AMPM})(?![a-z])",
+    # "10 o'clock till 11" (reworded calendar-create~r9: an event of 10 minutes)
+    rf"\b(?P<h1>{_EN_HOUR})\s*o'?clock\s*(?P<m1>)(?P<ap1>{_AMPM})?\s*(?:till|until)\s*"
+    rf"(?P<h2>{_EN_HOUR})(?:[:.](?P<m2>\d{{2}}))?\s*(?P<ap2>{_AMPM})?(?![\w:])",
 )
-"""A span from one time to another: after "from" or "between", or digits joined by a dash
-with the half of the day after them ("10-11am"; "10-11" alone may be a score)."""
+"""A span from one time to another: after "from" or "between", digits joined by a dash
+with the half of the day after them ("10-11am"; "10-11" alone may be a score), or an hour
+said "o'clock" and "till" another ("ten till six" alone may be 5:50)."""
 _EN_SPANS = tuple(re.compile(p, re.IGNORECASE) for p in _EN_SPAN_PATTERNS)
 
 EN_PATTERNS: tuple[tuple[str, _Handler], ...] = (
