@@ -116,6 +116,12 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
             "that to the family calendar?",
             "Swimming",
         ),
+        # reworded calendar-create-in-days~r9: titled "It out, start, lasting"
+        (
+            "the dog's due a vet visit, pencil it in three days out, 9:30 start, lasting 30 mins",
+            "Vet visit",
+        ),
+        ("pencil it in for Friday", None),
         (
             "at 7 am tomorrow I want reminding to turn on the coffee machine, can you sort that",
             "Turn on the coffee machine",

@@ -61,7 +61,8 @@ _EVENT = re.compile(
     r"\b(?:add|put|schedule|book in|plan|create"
     # "note swimming down on the family calendar", "book a vet visit into the calendar"
     # (reworded calendar-create~r6, -in-days~r6), "pencil in a haircut" (make demo)
-    r"|note|pencil in|pencil|stick|jot|book)\s+(?P<what>.+?)"
+    # not "pencil it in …", whose "it" was said before (reworded calendar-create-in-days~r9)
+    r"|note|pencil in|pencil|stick|jot|book)\s+(?!(?:it|that|this|them)\b)(?P<what>.+?)"
     rf"(?:(?:\s+down)?\s+(?:to|on|in|into)\s+{_CALENDAR}\b(?P<tail>.*))?$"
 )
 _ENTRY = re.compile(
@@ -87,6 +88,13 @@ _HAD_THEN_ADDED = re.compile(
 """'I've got a haircut tomorrow at 11am, add it please': what "it" is was said first (in
 `make demo`, the 0.5B titled it after the conversation's last event, "Switch on the coffee
 machine")."""
+_DUE_THEN_ADDED = re.compile(
+    r"\b(?:\w+'s|\w+\s+is|\w+\s+are)\s+due\s+(?:an?\s+)?(?P<what>[^,]+?)\s*,\s*"
+    r"(?:so\s+)?(?:please\s+)?(?:(?:can|could)\s+you\s+)?"
+    r"(?:pencil|put|add|pop|book|note|stick)\s+(?:it|that|this)\b"
+)
+"""'the dog's due a vet visit, pencil it in three days out' (reworded
+calendar-create-in-days~r9: titled "It out, start, lasting")."""
 _TOPIC_THEN_ADDED = re.compile(
     # a noun phrase of a few words, no verb in it ("the dentist has to move, put it on …"
     # says what happens to an event already there)
@@ -198,6 +206,7 @@ def event_title(text: str, now: datetime, language: str) -> str | None:
         reminder
         or _ENTRY.search(folded)
         or _HAD_THEN_ADDED.search(folded)
+        or _DUE_THEN_ADDED.search(folded)
         or _TOPIC_THEN_ADDED.search(folded)
         or _EVENT.search(folded)
     )
