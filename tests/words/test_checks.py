@@ -315,6 +315,18 @@ def test_a_created_event_must_agree_with_the_time_said(
     assert problem.settled, "one time said: the agent books it without asking"
 
 
+def test_a_day_and_a_time_said_apart_must_both_agree() -> None:
+    """Reworded calendar-create-in-days~r9: "pencil it in three days out, 9:30 start" was
+    booked on the right day at 12:00 (the 1.5B)."""
+    text = "the dog's due a vet visit, pencil it in three days out, 9:30 start, lasting 30 mins"
+    in_three = TODAY + timedelta(days=3)
+    assert check(event(at(in_three, 9, 30)), text) is None
+    problem = check(event(at(in_three, 12)), text)
+    assert problem is not None and problem.code == "time_mismatch", problem
+    assert problem.expected == at(in_three, 9, 30)
+    assert problem.settled
+
+
 def test_a_correction_among_two_times_said_is_not_run_unasked() -> None:
     problem = check(event(at(SATURDAY, 9)), "move it from tomorrow at 3 pm to Friday at 5 pm")
     assert problem is not None and problem.code == "time_mismatch", problem

@@ -164,6 +164,10 @@ def _check_moment(
             expected,
             settled=len(said) == 1,
         )
+    if not day_only and (apart := _said_apart(said)) is not None:
+        problem = _check_apart(*apart, start, now, language)
+        if problem is not None:
+            return problem
     if start is not None and start.timestamp() < (now - PAST_GRACE).timestamp():
         return CallProblem(
             "time_in_past", "checks.time_in_past", {"when": say_when(start, language, now)}
@@ -173,6 +177,31 @@ def _check_moment(
             "time_in_past", "checks.time_in_past", {"when": say_when(day, language, now)}
         )
     return None
+
+
+def _said_apart(said: list[SpokenTime]) -> tuple[SpokenTime, SpokenTime] | None:
+    """One day and one time of day said as two phrases ("three days out, 9:30 start"): the
+    start must agree with both, not with either (reworded calendar-create-in-days~r9: the
+    1.5B booked the right day at 12:00)."""
+    if any(s.moment is not None or (s.days and s.times) for s in said):
+        return None
+    days = [s for s in said if s.days]
+    times = [s for s in said if s.times]
+    return (days[0], times[0]) if len(days) == 1 and len(times) == 1 else None
+
+
+def _check_apart(
+    day: SpokenTime, clock: SpokenTime, start: datetime | None, now: datetime, language: str
+) -> CallProblem | None:
+    if start is None:
+        return None  # an all-day event where a time was said: `_agrees` asks already
+    if start.date() in day.days and any(_near(start.time(), t) for t in clock.times):
+        return None
+    expected = datetime.combine(day.days[0], clock.times[0], tzinfo=now.tzinfo)
+    when = say_when(expected, language, now)
+    return CallProblem(
+        "time_mismatch", "checks.time_mismatch", {"when": when}, expected, settled=True
+    )
 
 
 def _day_of(when: datetime | date) -> date:
