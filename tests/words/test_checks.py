@@ -683,6 +683,7 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ("living room's roasting, knock the heating back some", Quantity.ANY, -1),
         ("living room's roasting, knock the heating back some", Quantity.TEMPERATURE, -1),
         ("the telly's volume is much too high", Quantity.ANY, -1),
+        ("the bedroom fan's too slow", Quantity.SPEED, 1),  # fan-followup~r9
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:

@@ -531,6 +531,7 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "speed it up",
                 "more air",  # reworded faster-fan~r3
                 "quicker",  # "can it spin quicker?" (reworded fan-followup~r5: turned on again)
+                "too slow",  # "quicker please, it's too slow" (reworded fan-followup~r9)
             ),
             (Quantity.SPEED, UP),
         ),

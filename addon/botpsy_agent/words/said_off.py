@@ -18,10 +18,11 @@ from botpsy_agent.words import grounding, negation
 
 _OFF_THEN_IT = re.compile(
     r"(?P<thing>[^,.;]+?)(?:'s|\s+is|\s+are)\s+(?:switched\s+|turned\s+)?off\b"
-    r"(?P<rest>.*\b(?P<ask>(?:get|sort|fix|turn|switch|power)\s+(?:it|them))\b.*)$"
+    r"(?P<rest>.*\b(?P<ask>(?:get|sort|fix|turn|switch|power)\s+(?:it|them|things))\b.*)$"
 )
 """The state, then a verb asking to get it going: "get it going", "sort it out", "switch
-them on"; not "leave it"."""
+them on", "turn things on" (reworded multi-plug-then-tv~r9: the 1.5B left the plug off);
+not "leave it"."""
 _CLAUSE_BREAK = re.compile(r"\b(?:and|but|because|so)\b")
 
 
