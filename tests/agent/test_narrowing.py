@@ -956,6 +956,22 @@ def test_a_room_that_has_got_a_chill_is_offered_its_heating() -> None:
             {"set_climate"},
             {"control_media"},
         ),
+        (
+            "ooh, what plans does the calendar show tomorrow",
+            {"list_events"},
+            {"create_event", "update_event"},
+        ),
+        (
+            "tomorrow afternoon at three, is that free for me or is something already booked?",
+            {"check_free_busy"},
+            {"control_cover", "turn_on"},
+        ),
+        ("nine tomorrow morning, have I got that free?", {"check_free_busy"}, {"control_cover"}),
+        (
+            "mark off the entirety of Friday in my calendar for grandma's birthday",
+            {"create_event"},
+            set(),
+        ),
     ],
 )
 def test_the_seventh_eighth_and_ninth_wordings_are_offered_what_they_ask(

@@ -85,6 +85,7 @@ from botpsy_agent.words.grounding_words import (
     WATCHING,
     WAYS_OF_WHAT_RAN,
     WHEN,
+    WHEN_LEAD_WORDS,
 )
 from botpsy_agent.words.phrasing import join_particles, without_day_prepositions
 from botpsy_agent.words.spoken_time import SpokenTime, find_spoken_times
@@ -225,12 +226,12 @@ class Request:
             commanding = COMMANDS_LIKE_QUESTIONS.get(self.base_language, {}).get(words[0], ())
             return not any(words[1 : 1 + len(p.split())] == p.split() for p in commanding)
         polite, knowing, opening = ASKING_TO_KNOW.get(self.base_language, ((), (), ()))
-        if (reasoned := reasons.after_a_reason(self.text, self.base_language)) is not None:
+        if (after := self._after_a_lead()) is not None:
             # "I'm trying to plan my day, what's in my calendar for tomorrow?" asks what the
             # question after its reason asks (reworded calendar-tomorrow~r6: the 0.5B added
             # "My day, what's" as an event)
             # ("the blinds, do something" is no question: "do" opens commands too)
-            asked = replace(self, text=reasoned[1])
+            asked = replace(self, text=after)
             return asked.normalized.split()[0] not in {"do", "does"} and asked.is_question
         if len(said_parts(self.text, self.base_language)) > 1:
             return False  # "check whether the window is open and close it if it is"
@@ -243,6 +244,18 @@ class Request:
             if words[: len(verb)] == verb and rest:
                 return rest[0] in opening
         return False
+
+    def _after_a_lead(self) -> str | None:
+        """What follows a reason said first, or a lead that only says when
+        (`WHEN_LEAD_WORDS`); None without either."""
+        if (reasoned := reasons.after_a_reason(self.text, self.base_language)) is not None:
+            return reasoned[1]
+        lead, comma, rest = self.text.partition(",")
+        when = WHEN_LEAD_WORDS.get(self.base_language, frozenset())
+        words = re.sub(r"[^\w\s'-]", " ", lead.casefold()).split()
+        if not comma or not rest.strip() or not words:
+            return None
+        return rest.strip() if all(w in when or w.isdigit() for w in words) else None
 
     def says(self, phrase: str) -> bool:
         words = _phrase_words(phrase)

@@ -191,6 +191,9 @@ KINDS: WordTable = {
             *("pop", "mark it"),
             # reworded calendar-create~r4, -tomorrow~r4: both read the calendar only
             *("block out", "calendar entry"),
+            # "mark off the entirety of Friday in my calendar for grandma's birthday"
+            # (reworded calendar-create-allday~r9: both read the calendar only)
+            "mark off",
             # "note swimming down on the family calendar …", "stick it on the calendar"
             # (reworded calendar-create~r6, -allday~r6), "pencil in a haircut on the family
             # calendar" (make demo at 57f51ec): the real 0.5B read the calendar only
@@ -705,9 +708,30 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
 GREETINGS: Mapping[str, tuple[str, ...]] = {
     # "morning! what have we all got lined up for today?" (reworded calendar-today~r8: the
     # 0.5B asked to tick bread off)
-    "en": ("hey", "morning", "hi", "hello", "hiya", "evening", "afternoon"),
+    "en": (
+        *("hey", "morning", "hi", "hello", "hiya", "evening", "afternoon"),
+        # "ooh, what plans does the calendar show tomorrow" (reworded calendar-child-reads~r9:
+        # the 0.5B asked to add an event, refused to the child)
+        *("ooh", "oh"),
+    ),
 }
 """Words said before a question, which do not make it a statement."""
+
+WHEN_LEAD_WORDS: Mapping[str, frozenset[str]] = {
+    "en": frozenset(
+        {
+            *("today", "tomorrow", "tonight", "morning", "afternoon", "evening", "night"),
+            *("at", "on", "in", "the", "this", "next", "coming", "o'clock", "am", "pm"),
+            *("half", "past", "quarter", "noon", "midday", "a", "p", "m"),
+            *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+            *("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+            *("eleven", "twelve", "thirty", "fifteen", "forty", "forty-five"),
+        }
+    ),
+}
+"""Words of a lead that only says when: "tomorrow afternoon at three, is that free for me?"
+asks what the question after it asks (reworded calendar-conflict~r9 and calendar-free~r9:
+nothing was narrowed, and the 1.5B opened the blinds)."""
 
 COMMANDS_LIKE_QUESTIONS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {"do": ("it", "that", "this", "so", "the same"), "any": ("chance", "way")},
