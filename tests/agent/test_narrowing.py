@@ -968,6 +968,12 @@ def test_a_room_that_has_got_a_chill_is_offered_its_heating() -> None:
         ),
         ("nine tomorrow morning, have I got that free?", {"check_free_busy"}, {"control_cover"}),
         (
+            "traffic's terrible, so the piano lesson needs to kick off an hour after its "
+            "current time",
+            set(),
+            {"turn_off"},
+        ),
+        (
             "mark off the entirety of Friday in my calendar for grandma's birthday",
             {"create_event"},
             set(),

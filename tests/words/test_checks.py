@@ -1057,6 +1057,7 @@ def test_a_check_costs_well_under_five_milliseconds() -> None:
         # reworded followup-piano-move~r8 and ~r7: today's dinner was read, then moved
         ("en", "hey, what time's the piano lesson happening?"),
         ("en", "what's the time of the piano lesson?"),
+        ("en", "what day and time is the piano lesson?"),  # ~r9: refused
         ("ko", "피아노 레슨 언제야?"),
         ("id", "kapan les piano?"),
     ],

@@ -206,6 +206,8 @@ def test_event_titles_are_what_happens_not_who_which_calendar_or_when(
         ),
         # reworded message-names-a-device~r9, message-asks-someone-else~r9: the 0.5B switched
         # the lights off and opened the blinds
+        # reworded multi-coffee-and-message~r9: nothing was sent
+        ("buzz Anna to say her coffee's nearly ready", "her coffee's nearly ready"),
         (
             "ping Anna, the counter lights haven't been switched off yet",
             "the counter lights haven't been switched off yet",

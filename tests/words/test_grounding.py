@@ -540,6 +540,31 @@ def test_a_request_to_do_is_no_question() -> None:
     assert grounding.Request("do the lights in the hall work", "en").is_question
     # reworded no-reading-3~r4: the 0.5B read the calendar's free time for it
     assert grounding.Request("any sign of a water leak in the garage?", "en").is_question
+    for text in ("could you turn on the kitchen light", "could we have the lights on"):
+        assert not grounding.Request(text, "en").is_question
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # reworded ~r9, a ninth wording: each was offered changes, and some were made
+        "what've we got on the shopping list so far?",
+        "give me a rundown of whichever living room lights are lit up currently",
+        "could carbon monoxide be building up around the kitchen",
+        "the garage floor's wet, could there be a leak out there",
+        "ooh, what plans does the calendar show tomorrow",
+        "tomorrow afternoon at three, is that free for me or is something already booked?",
+        "nine tomorrow morning, have I got that free?",
+    ],
+)
+def test_the_ninth_wordings_questions_are_questions(text: str) -> None:
+    assert grounding.Request(text, "en").is_question
+
+
+def test_ditto_points_back() -> None:
+    """Reworded followup-same-kids-room~r9: "ditto with the kids room, cheers" after the
+    living room's thermostat was set (the 0.5B stopped the blinds)."""
+    assert grounding.Request("ditto with the kids room, cheers", "en").points_back
 
 
 def test_a_room_too_warm_asks_for_the_thermostat_not_the_lights() -> None:

@@ -269,7 +269,10 @@ WHEN_WORDS: dict[str, re.Pattern[str]] = {
     # the lights); not "what time is it", the clock's own question
     # "hey, what time's the piano lesson happening?", "what's the time of the piano lesson?"
     # (reworded followup-piano-move~r8 and ~r7: today's dinner was read, then moved)
-    "en": re.compile(r"\bwhen\b|\bwhat time(?:'s| is| does| do)\b(?! it\b)|\bthe time of the\b"),
+    # "what day and time is the piano lesson?" (reworded followup-piano-move~r9: refused)
+    "en": re.compile(
+        r"\bwhen\b|\bwhat (?:day and )?time(?:'s| is| does| do)\b(?! it\b)|\bthe time of the\b"
+    ),
     "ko": re.compile("언제"),
     "id": re.compile(r"\bkapan\b"),
 }

@@ -124,7 +124,7 @@ _TO_SOMEONE = (
     # tell her …")
     # "ping Anna, the counter lights haven't been switched off yet" (reworded
     # message-names-a-device~r9: the 0.5B switched them off and asked what to say)
-    r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping|warn)\s+{who}"
+    r"^(?:please\s+)?(?:can you\s+|could you\s+)?(?:tell|text|message|ping|warn|buzz)\s+{who}"
     r"(?:\s+for\s+me)?\s*[:,]?\s+(?:and\s+(?:tell|let)\s+(?:her|him|them)\s+(?:know\s+)?)?"
     # "text Anna to say I'm running late" tells what is said (make demo at 57f51ec sent
     # "say I'm running ten minutes late")

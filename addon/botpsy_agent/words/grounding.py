@@ -224,7 +224,9 @@ class Request:
             words = words[1:]
         if words and words[0] in QUESTION_STARTS.get(self.base_language, ()):
             commanding = COMMANDS_LIKE_QUESTIONS.get(self.base_language, {}).get(words[0], ())
-            return not any(words[1 : 1 + len(p.split())] == p.split() for p in commanding)
+            if not any(words[1 : 1 + len(p.split())] == p.split() for p in commanding):
+                return True
+            # "could you …" asks to do, or to know ("could you check whether …"): read on
         polite, knowing, opening = ASKING_TO_KNOW.get(self.base_language, ((), (), ()))
         if (after := self._after_a_lead()) is not None:
             # "I'm trying to plan my day, what's in my calendar for tomorrow?" asks what the

@@ -580,6 +580,9 @@ NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             *("someone's switched off", "somebody's switched off", "someone switched off"),
             *("someone's turned off", "somebody's turned off", "has been switched off"),
             "left off",  # "pick up where the kids speaker left off" (reworded ~r9)
+            # "the piano lesson needs to kick off an hour after its current time" (reworded
+            # calendar-move-later~r9: the 0.5B asked to switch every light off)
+            "kick off",
         ),
         # "put it off again" switches it off: no item, no entry (reworded
         # followup-heater-off-again~r6: the 0.5B said no tool fits)
@@ -645,6 +648,7 @@ REFERRING: Mapping[str, tuple[str, ...]] = {
     "en": (
         *("it", "them", "that", "those", "this", "these", "there", "again", "too", "same"),
         "as well",  # dev, reworded bedroom-dimmer-hall: "and the hall as well" named no kind
+        "ditto",  # "ditto with the kids room, cheers" (reworded followup-same-kids-room~r9)
     ),
     "ko": ("그거", "그것", "그걸", "이거", "저거", "거기", "다시"),
     "id": ("itu", "ini", "nya", "lagi", "juga", "sana"),
@@ -699,6 +703,13 @@ QUESTION_STARTS: Mapping[str, tuple[str, ...]] = {
         # 0.5B was offered switching on, and asked which light)
         "anything",
         "any",  # "any sign of a water leak in the garage?" (reworded no-reading-3~r4)
+        # "what've we got on the shopping list so far?" (reworded followup-list-add~r9: the
+        # models ticked items off)
+        "what've",
+        # "could carbon monoxide be building up around the kitchen", "could there be a leak
+        # out there" (reworded no-reading-0~r9: the 0.5B's blinds and garage door were asked
+        # about); not "could you …" (`COMMANDS_LIKE_QUESTIONS`)
+        "could",
     ),
     "id": ("apakah", "apa", "berapa", "kapan", "siapa", "mana", "bagaimana"),
     "ko": (),
@@ -734,7 +745,14 @@ asks what the question after it asks (reworded calendar-conflict~r9 and calendar
 nothing was narrowed, and the 1.5B opened the blinds)."""
 
 COMMANDS_LIKE_QUESTIONS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    "en": {"do": ("it", "that", "this", "so", "the same"), "any": ("chance", "way")},
+    "en": {
+        "do": ("it", "that", "this", "so", "the same"),
+        "any": ("chance", "way"),
+        "could": (
+            *("you", "u", "ya", "we", "i", "someone", "somebody", "the", "my", "our", "your"),
+            *("it", "that", "this", "they", "those", "these", "all", "every"),
+        ),
+    },
 }
 """A question's first word that opens a command before these words: "do the same for the
 kids room" (dev, reworded followup-same-kids-room: offered no action, both models), "any
@@ -768,6 +786,9 @@ READ_OUT: Mapping[str, tuple[str, ...]] = {
         # "could you go over the shopping list for me" (reworded followup-list-add~r5: the
         # 0.5B added "Go shopping for the Shopping List")
         "go over",
+        # "give me a rundown of whichever living room lights are lit up currently"
+        # (reworded inject-name-reading-lamp~r9: the 1.5B opened the blinds)
+        "give me a rundown",
     )
 }
 """Asking to hear what something holds, after the polite words: "can you read out the
