@@ -36,6 +36,14 @@ HOME = family_home()
             "can you get the electric blanket in the bedroom warming up",
             "electric blanket",
         ),
+        # said after "that" (reworded no-device-2~r9 and -5~r9: the 0.5B asked to switch off
+        # every light, and to switch on the garage's)
+        ("turn_off", "bedtime, so flick that aquarium light off", "aquarium light"),
+        (
+            "turn_on",
+            "let's have some water splashing, get that garden fountain going",
+            "garden fountain",
+        ),
     ],
 )
 def test_the_noun_phrase_the_action_is_said_of_names_what_the_home_lacks(
@@ -70,6 +78,8 @@ def test_the_noun_phrase_the_action_is_said_of_names_what_the_home_lacks(
         # reworded bedroom-dimmer-hall~r7: "I don't know any device called “bit”"
         ("control_cover", "too much, drop them down a bit"),
         ("control_media", "that's too early for me, shove it back an hour"),
+        ("turn_off", "turn that off"),  # "that" points back: no device called "off"
+        ("turn_on", "switch this on please"),
     ],
 )
 def test_nothing_is_unknown_without_an_unknown_word_after_the_actions_own(

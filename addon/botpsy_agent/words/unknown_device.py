@@ -25,8 +25,10 @@ from botpsy_agent.words import reasons
 from botpsy_agent.words.grounding import DETERMINERS, PARTICLES, Request, home_knows, own_words
 from botpsy_agent.words.grounding_words import ASKING_TO_KNOW, KINDS
 
-_DETERMINERS = DETERMINERS
-_DEFINITE = DETERMINERS - {"a", "an"}
+# "flick that aquarium light off", "get that garden fountain going" (reworded no-device-2~r9
+# and -5~r9: the 0.5B asked to switch off every light, and to switch on the garage's)
+_DETERMINERS = DETERMINERS | {"that", "this"}
+_DEFINITE = _DETERMINERS - {"a", "an"}
 _PLACEHOLDERS = frozenset(
     {"thing", "things", "one", "ones", "stuff", "device", "devices"}
     | {"anything", "something", "nothing", "everything", "anyone", "someone", "anybody"}
@@ -285,4 +287,6 @@ def _noun_phrase(rest: list[str]) -> list[str]:
         if word in _PHRASE_ENDS:
             break
         words.append(word)
+    while words and words[-1] in PARTICLES:
+        words.pop()  # "turn that off": no device called "off"
     return words
