@@ -827,6 +827,12 @@ def test_the_wrong_way_names_the_device() -> None:
             tool("set_media", entity_id=["media_player.speaker"], mute=True),
             {"mute": False},
         ),
+        # reworded followup-speaker-louder~r9: the 0.5B stopped it
+        (
+            "pick up where the kids speaker left off",
+            tool("control_media", entity_id=["media_player.speaker"], action="stop"),
+            {"action": "play"},
+        ),
     ],
 )
 def test_a_call_set_the_wrong_way_is_turned_the_way_the_words_said(
@@ -840,6 +846,13 @@ def test_a_call_set_the_wrong_way_is_turned_the_way_the_words_said(
     arguments = fixed.model_dump(exclude_none=True, mode="json")
     assert {k: arguments.get(k) for k in turned} == turned, arguments
     assert "brightness_pct" not in arguments and "temperature" not in arguments
+
+
+def test_a_player_not_asked_to_go_on_is_not_checked() -> None:
+    stop = tool("control_media", entity_id=["media_player.speaker"], action="stop")
+    assert check(stop, "stop the kids speaker") is None
+    play = tool("control_media", entity_id=["media_player.speaker"], action="play")
+    assert check(play, "pick up where the kids speaker left off") is None
 
 
 def test_switching_the_wrong_way_is_asked_not_turned_round() -> None:
@@ -992,6 +1005,7 @@ CHECK_KEYS = (
     "power_down",
     "cover_open",
     "cover_closed",
+    "media_play",
     "too_far",
     "light_off",
 )

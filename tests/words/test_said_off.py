@@ -28,8 +28,7 @@ from tests.ha_bridge import HaBridge, wait_until
         ("the coffee machine is off, switch it on", {"switch.coffee_machine"}),
         # reworded multi-plug-then-tv~r9: "turn things on" (the 1.5B left the plug off)
         (
-            "the living room TV's plug is off and I want to watch it, turn things on for me "
-            "please",
+            "the living room TV's plug is off and I want to watch it, turn things on for me please",
             {"switch.tv_plug"},
         ),
         # reworded multi-plug-then-tv: "sort it out" asks for it too

@@ -31,6 +31,7 @@ from typing import Any
 
 from botpsy_agent.home import Entity, EntityState, Home, ResolutionError, resolve_targets
 from botpsy_agent.words.cover_ways import OPEN, cover_way_of, said_cover_way
+from botpsy_agent.words.media_ways import says_resume
 from botpsy_agent.words.numbers import numbers_said
 from botpsy_agent.words.phrasing import join_particles, phrase_matcher
 from botpsy_agent.words.spoken_time import SpokenTime, days_ahead, find_spoken_times, say_when
@@ -39,6 +40,7 @@ from tool_schemas.calendar import CheckFreeBusy, CreateEvent, ListEvents, Update
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 from tool_schemas.devices import (
     ControlCover,
+    ControlMedia,
     SetClimate,
     SetFan,
     SetLight,
@@ -97,6 +99,8 @@ def check_call(
         return _check_direction(call, request_text, language, home)
     if isinstance(call, ControlCover):
         return _check_cover_way(call, request_text, language, home)
+    if isinstance(call, ControlMedia):
+        return _check_resumed(call, request_text, language, home)
     return None
 
 
@@ -910,6 +914,19 @@ def _check_cover_way(call: Tool, text: str, language: str, home: Home) -> CallPr
     phrase = f"checks.cover_{'open' if wanted == OPEN else 'closed'}"
     return CallProblem(
         "wrong_direction", phrase, {"targets": names}, settled=True, direction=wanted
+    )
+
+
+def _check_resumed(call: ControlMedia, text: str, language: str, home: Home) -> CallProblem | None:
+    """A player asked to go on playing ("pick up where the kids speaker left off") is played,
+    not stopped, paused or skipped: the request's own words settle it."""
+    if call.action == "play" or not says_resume(text, language):
+        return None
+    targets = _targets(call, home)
+    names = ", ".join(t.name for t in targets) if targets else ", ".join(_named_ids(call))
+    instead = call.model_copy(update={"action": "play"})
+    return CallProblem(
+        "wrong_direction", "checks.media_play", {"targets": names}, settled=True, instead=instead
     )
 
 
