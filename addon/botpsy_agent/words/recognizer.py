@@ -471,21 +471,22 @@ def _plain_command(recognized: Recognized) -> bool:
     return (
         recognized.question is None
         and recognized.reading is None
-        and recognized.reply is None
-        and not recognized.nevermind
-        and recognized.intent not in ASSIST_INTENTS
-        and all(call.access is Access.CONTROL for call in recognized.calls)
+        and _only_calls(recognized, Access.CONTROL)
     )
 
 
 def _a_read(recognized: Recognized) -> bool:
     """A question about the home's states, and nothing else: no change, reply or hand-off."""
+    return bool(recognized.calls) and _only_calls(recognized, Access.READ)
+
+
+def _only_calls(recognized: Recognized, access: Access) -> bool:
+    """Calls of this access and nothing else: no reply, "never mind" or HA's own intents."""
     return (
-        bool(recognized.calls)
-        and recognized.reply is None
+        recognized.reply is None
         and not recognized.nevermind
         and recognized.intent not in ASSIST_INTENTS
-        and all(call.access is Access.READ for call in recognized.calls)
+        and all(call.access is access for call in recognized.calls)
     )
 
 
