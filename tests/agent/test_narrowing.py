@@ -400,6 +400,10 @@ def test_all_day_or_a_time_of_day_chooses_the_events_shape() -> None:
     whole = _narrowed("Friday is grandma's birthday, mark it on the calendar as a whole-day event")
     [shape] = whole["create_event"]["x-shapes"]
     assert shape.startswith("calendar_id, summary, start_date, days"), shape
+    # reworded calendar-create-allday~r9: booked at 18:20 for 15 minutes (the 0.5B)
+    entire = _narrowed("mark off the entirety of Friday in my calendar for grandma's birthday")
+    [shape] = entire["create_event"]["x-shapes"]
+    assert shape.startswith("calendar_id, summary, start_date, days"), shape
     timed = _narrowed("add swimming to the family calendar on Saturday at 10 for an hour")
     assert timed["create_event"]["x-shapes"] == ["calendar_id, summary, start, minutes"]
     assert _properties(timed["create_event"])["minutes"]["enum"] == [60]

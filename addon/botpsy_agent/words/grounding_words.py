@@ -495,7 +495,12 @@ calendar-reminder-names-a-device~r4, the real 1.5B posted it to the sidebar)."""
 
 ALL_DAY: Mapping[str, tuple[str, ...]] = {
     # reworded calendar-create-allday~r3: "… mark it on the calendar as a whole-day event"
-    "en": ("all day", "all-day", "whole day", "whole-day", "full day", "full-day"),
+    "en": (
+        *("all day", "all-day", "whole day", "whole-day", "full day", "full-day"),
+        # "mark off the entirety of Friday in my calendar for grandma's birthday" (reworded
+        # calendar-create-allday~r9: the 0.5B booked 18:20 for 15 minutes)
+        "the entirety of",
+    ),
     "ko": ("하루 종일", "종일"),
     "id": ("seharian", "sepanjang hari", "sehari penuh"),
 }
