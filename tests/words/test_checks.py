@@ -321,10 +321,11 @@ def test_a_day_and_a_time_said_apart_must_both_agree() -> None:
     text = "the dog's due a vet visit, pencil it in three days out, 9:30 start, lasting 30 mins"
     in_three = TODAY + timedelta(days=3)
     assert check(event(at(in_three, 9, 30)), text) is None
-    problem = check(event(at(in_three, 12)), text)
-    assert problem is not None and problem.code == "time_mismatch", problem
-    assert problem.expected == at(in_three, 9, 30)
-    assert problem.settled
+    for wrong in (at(in_three, 12), at(TODAY, 12), at(TODAY, 9, 30)):
+        problem = check(event(wrong), text)
+        assert problem is not None and problem.code == "time_mismatch", (wrong, problem)
+        assert problem.expected == at(in_three, 9, 30)
+        assert problem.settled
 
 
 def test_a_correction_among_two_times_said_is_not_run_unasked() -> None:

@@ -153,7 +153,11 @@ def _check_moment(
     said = [s for s in spoken if s.days or s.times or s.moment]
     if day_only:
         said = [s for s in said if s.days or s.moment]
-    if said and not any(_agrees(s, start, day, day_only) for s in said):
+    apart = None if day_only else _said_apart(said)
+    if apart is not None and start is not None:
+        if (problem := _check_apart(*apart, start, now, language)) is not None:
+            return problem
+    elif said and not any(_agrees(s, start, day, day_only) for s in said):
         # With several phrases ("move it from Monday to Tuesday") the last is the new time.
         last = said[-1]
         expected = _expected(last, start, day, now)
@@ -168,10 +172,6 @@ def _check_moment(
             expected,
             settled=len(said) == 1,
         )
-    if not day_only and (apart := _said_apart(said)) is not None:
-        problem = _check_apart(*apart, start, now, language)
-        if problem is not None:
-            return problem
     if start is not None and start.timestamp() < (now - PAST_GRACE).timestamp():
         return CallProblem(
             "time_in_past", "checks.time_in_past", {"when": say_when(start, language, now)}
@@ -195,10 +195,8 @@ def _said_apart(said: list[SpokenTime]) -> tuple[SpokenTime, SpokenTime] | None:
 
 
 def _check_apart(
-    day: SpokenTime, clock: SpokenTime, start: datetime | None, now: datetime, language: str
+    day: SpokenTime, clock: SpokenTime, start: datetime, now: datetime, language: str
 ) -> CallProblem | None:
-    if start is None:
-        return None  # an all-day event where a time was said: `_agrees` asks already
     if start.date() in day.days and any(_near(start.time(), t) for t in clock.times):
         return None
     expected = datetime.combine(day.days[0], clock.times[0], tzinfo=now.tzinfo)
