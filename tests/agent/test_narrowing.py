@@ -982,6 +982,16 @@ def test_a_room_that_has_got_a_chill_is_offered_its_heating() -> None:
             {"create_event"},
             set(),
         ),
+        (
+            "we haven't got much butter or cheese left, add both to the shopping list",
+            {"add_todo_item"},
+            {"complete_todo_item"},
+        ),
+        (
+            "tell me, did someone leave the bedroom blinds closed?",
+            {"get_state"},
+            {"send_message"},
+        ),
     ],
 )
 def test_the_seventh_eighth_and_ninth_wordings_are_offered_what_they_ask(

@@ -394,6 +394,9 @@ def test_an_item_ticked_off_must_be_one_said() -> None:
     milk = call("complete_todo_item", list_id="todo.shopping_list", item="milk")
     said = "I bought everything on the shopping list"
     assert verdict(said, milk) is grounding.Verdict.GROUNDED
+    # reworded recover-list-then-complete~r9: refused
+    lot = "that's the shopping list done, I bought the lot"
+    assert verdict(lot, milk) is grounding.Verdict.GROUNDED
     # reworded todo-add-coffee~r3: "them" points back at nothing in a first turn
     finished = "coffee beans need to go on the list, we've finished them"
     assert verdict(finished, bread) is grounding.Verdict.ASK
@@ -555,10 +558,20 @@ def test_a_request_to_do_is_no_question() -> None:
         "ooh, what plans does the calendar show tomorrow",
         "tomorrow afternoon at three, is that free for me or is something already booked?",
         "nine tomorrow morning, have I got that free?",
+        "tell me, did someone leave the bedroom blinds closed?",
     ],
 )
 def test_the_ninth_wordings_questions_are_questions(text: str) -> None:
     assert grounding.Request(text, "en").is_question
+
+
+def test_run_me_somewhere_names_no_script() -> None:
+    """Reworded no-tool-taxi~r9: "… a cab that'll collect me at six and run me to the
+    airport" was narrowed to the scripts, and the 0.5B asked to run the good-night one."""
+    text = (
+        "I've an early flight, sort out a cab that'll collect me at six and run me to the airport"
+    )
+    assert grounding.asked_kinds(grounding.Request(text, "en"), {"run_script", "turn_on"}) is None
 
 
 def test_ditto_points_back() -> None:

@@ -248,16 +248,22 @@ class Request:
         return False
 
     def _after_a_lead(self) -> str | None:
-        """What follows a reason said first, or a lead that only says when
-        (`WHEN_LEAD_WORDS`); None without either."""
+        """What follows a reason said first, a lead that only says when (`WHEN_LEAD_WORDS`)
+        or one that only asks to know ("tell me, did someone leave the blinds closed?":
+        reworded blinds-bedroom-question~r9, asked what a message should say); None without
+        any."""
         if (reasoned := reasons.after_a_reason(self.text, self.base_language)) is not None:
             return reasoned[1]
         lead, comma, rest = self.text.partition(",")
-        when = WHEN_LEAD_WORDS.get(self.base_language, frozenset())
         words = re.sub(r"[^\w\s'-]", " ", lead.casefold()).split()
         if not comma or not rest.strip() or not words:
             return None
-        return rest.strip() if all(w in when or w.isdigit() for w in words) else None
+        when = WHEN_LEAD_WORDS.get(self.base_language, frozenset())
+        polite, knowing, _ = ASKING_TO_KNOW.get(self.base_language, ((), (), ()))
+        asking = " ".join(w for w in words if w not in polite)
+        if all(w in when or w.isdigit() for w in words) or asking in knowing:
+            return rest.strip()
+        return None
 
     def says(self, phrase: str) -> bool:
         words = _phrase_words(phrase)

@@ -529,7 +529,9 @@ VERB_FORMS: Mapping[str, Mapping[str, str]] = {
 pattern's first group holds is kept)."""
 
 EVERY_ITEM: Mapping[str, tuple[str, ...]] = {
-    "en": ("all", "every", "everything"),
+    # "that's the shopping list done, I bought the lot" (reworded
+    # recover-list-then-complete~r9: refused)
+    "en": ("all", "every", "everything", "the lot"),
     "ko": ("모든", "전부", "다 "),
     "id": ("semua",),
 }
@@ -601,6 +603,8 @@ NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             *("has got a", "got a bit of"),
             # "we've hardly got any left" says why to add (reworded todo-add-two~r7)
             *("got any left", "hardly got", "got none left", "got nothing left"),
+            # "we haven't got much butter or cheese left" (reworded todo-add-two~r9)
+            *("haven't got much", "not got much"),
             # "what have we all got lined up for today?" asks for plans (reworded
             # calendar-today~r8: the 0.5B asked to tick bread off)
             *("have we got", "have we all got", "have i got", "got lined up", "got coming up"),
@@ -639,7 +643,12 @@ NOT_THE_KIND: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         # dev, reworded followup-same-kids-room: only the script was offered
         # reworded followup-same-kids-room~r6: "now do the kids room exactly the same"
-        "run_script": ("do the same", "do that again", "do it again", "the same"),
+        "run_script": (
+            *("do the same", "do that again", "do it again", "the same"),
+            # "… a cab that'll collect me at six and run me to the airport" (reworded
+            # no-tool-taxi~r9: the 0.5B asked to run the good-night script)
+            *("run me", "run us"),
+        ),
     },
 }
 """A kind's word that, in these phrases, names another kind: "switch on" is no toggle, "the
