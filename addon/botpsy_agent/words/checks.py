@@ -907,8 +907,7 @@ def _check_cover_way(call: Tool, text: str, language: str, home: Home) -> CallPr
     wanted, moves = said_cover_way(text, language), cover_way_of(call)
     if wanted is None or moves is None or moves == wanted:
         return None
-    targets = _targets(call, home)
-    names = ", ".join(t.name for t in targets) if targets else ", ".join(_named_ids(call))
+    names = _target_names(call, home)
     phrase = f"checks.cover_{'open' if wanted == OPEN else 'closed'}"
     return CallProblem(
         "wrong_direction", phrase, {"targets": names}, settled=True, direction=wanted
@@ -920,8 +919,7 @@ def _check_resumed(call: ControlMedia, text: str, language: str, home: Home) -> 
     not stopped, paused or skipped: the request's own words settle it."""
     if call.action == "play" or not says_resume(text, language):
         return None
-    targets = _targets(call, home)
-    names = ", ".join(t.name for t in targets) if targets else ", ".join(_named_ids(call))
+    names = _target_names(call, home)
     instead = call.model_copy(update={"action": "play"})
     return CallProblem(
         "wrong_direction", "checks.media_play", {"targets": names}, settled=True, instead=instead
@@ -1062,6 +1060,12 @@ def _targets(call: Tool, home: Home, *, every_domain: bool = False) -> list[Enti
     if isinstance(call, TurnOn | TurnOff | Toggle) and not every_domain:
         return [e for e in entities if e.domain == "light"]
     return list(entities)
+
+
+def _target_names(call: Tool, home: Home) -> str:
+    """The call's targets by name, as a question says them; their ids where none resolves."""
+    targets = _targets(call, home)
+    return ", ".join(t.name for t in targets) if targets else ", ".join(_named_ids(call))
 
 
 def _named_ids(call: Tool) -> list[str]:

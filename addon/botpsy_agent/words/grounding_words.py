@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from botpsy_agent.words.spoken_time import EN_NUMBERS, EN_PARTS, EN_WEEKDAYS
+
 type WordTable = Mapping[str, Mapping[str, tuple[str, ...]]]
 
 _LIGHT_EN = ("bright", "brighter", "brightness", "dim", "dimmer", "dark", "darker", "light")
@@ -59,6 +61,20 @@ _CALENDAR_EN = (
     "lunch",
     "party",
 )
+
+RESUMING: Mapping[str, tuple[str, ...]] = {
+    "en": (
+        "resume",
+        # "get the kids speaker going again from where it paused" (reworded
+        # followup-speaker-louder~r7: the 0.5B turned it on, and it stayed idle)
+        *("going again", "where it paused", "where it left off", "where we left off"),
+        # "pick up where the kids speaker left off" (reworded followup-speaker-louder~r9:
+        # the 0.5B switched it off)
+        "pick up where",
+    ),
+}
+"""Words that ask a media player to go on playing: they name its kind of action
+(`KINDS["control_media"]`) and settle which (`media_ways`)."""
 
 KINDS: WordTable = {
     "en": {
@@ -122,7 +138,7 @@ KINDS: WordTable = {
             "play",
             "playing",
             "pause",
-            "resume",
+            *RESUMING["en"],
             "stop",
             "next",
             "skip",
@@ -131,12 +147,6 @@ KINDS: WordTable = {
             "music",
             "song",
             "track",
-            # "get the kids speaker going again from where it paused" (reworded
-            # followup-speaker-louder~r7: the 0.5B turned it on, and it stayed idle)
-            *("going again", "where it paused", "where it left off", "where we left off"),
-            # "pick up where the kids speaker left off" (reworded followup-speaker-louder~r9:
-            # the 0.5B switched it off)
-            "pick up where",
         ),
         "set_media": (
             "volume",
@@ -745,12 +755,12 @@ GREETINGS: Mapping[str, tuple[str, ...]] = {
 WHEN_LEAD_WORDS: Mapping[str, frozenset[str]] = {
     "en": frozenset(
         {
-            *("today", "tomorrow", "tonight", "morning", "afternoon", "evening", "night"),
-            *("at", "on", "in", "the", "this", "next", "coming", "o'clock", "am", "pm"),
-            *("half", "past", "quarter", "noon", "midday", "a", "p", "m"),
-            *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
-            *("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
-            *("eleven", "twelve", "thirty", "fifteen", "forty", "forty-five"),
+            *EN_NUMBERS,
+            *EN_WEEKDAYS,
+            *EN_PARTS,
+            *("today", "tomorrow", "tonight", "noon", "midday", "o'clock", "am", "pm"),
+            *("at", "on", "in", "the", "this", "next", "coming", "half", "past", "quarter"),
+            *("a", "p", "m"),
         }
     ),
 }

@@ -1,22 +1,14 @@
 """Whether a request asks a media player to go on playing: "pick up where the kids speaker
 left off", "get it going again from where it paused". A small model stops, pauses or
 switches off a player asked to go on (reworded followup-speaker-louder~r7: turned on and
-left idle; ~r9: switched off, then stopped). English only.
+left idle; ~r9: switched off, then stopped). The words are `RESUMING`, the ones that name
+the player's kind of action too. English only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
+from botpsy_agent.words.grounding_words import RESUMING
 from botpsy_agent.words.phrasing import phrase_matcher
-
-RESUMING: Mapping[str, tuple[str, ...]] = {
-    "en": (
-        *("pick up where", "where it left off", "where we left off", "where it paused"),
-        *("going again", "carry on playing", "resume", "unpause"),
-    ),
-}
-"""Words that ask a player to go on playing, whatever else the request says."""
 
 _MATCHERS = {language: phrase_matcher(language, words) for language, words in RESUMING.items()}
 
