@@ -24,6 +24,7 @@ from botpsy_agent.home import Home, ResolutionError, resolve_targets
 from botpsy_agent.words import fuzzy, guess, reasons
 from botpsy_agent.words.assist import ASSIST_INTENTS, FREE_TEXT, assist_call, respond_text
 from botpsy_agent.words.content import separate_items
+from botpsy_agent.words.template_index import TemplateIndex
 from tool_schemas.base import Access, Tool
 from tool_schemas.catalog import ToolCallError, parse_tool_call
 
@@ -72,12 +73,6 @@ class Recognized:
     and then the kitchen lights" does not say which way)."""
 
 
-_PROBE = "?"
-"""A sentence no template matches: trying it reads every template."""
-_TRIED: set[str] = set()
-"""Languages whose templates have been read (hassil keeps them read, as `_intents` keeps
-the intents)."""
-
 SENTENCES = Path(__file__).parent / "sentences"
 """Our templates per language, added to HA's (sentences/<language>.yaml)."""
 
@@ -98,6 +93,14 @@ def _intents(language: str) -> Intents | None:
     return Intents.from_dict(data)
 
 
+@cache
+def _templates(language: str) -> TemplateIndex | None:
+    """The language's templates, indexed by the words they need; building it reads every
+    template, which hassil would otherwise do the first time it tries each."""
+    intents = _intents(language)
+    return TemplateIndex(intents, per_call_lists=HOME_LISTS) if intents is not None else None
+
+
 def _spoken(text: str) -> str:
     """A name as it is compared: case and punctuation do not count."""
     return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
@@ -111,6 +114,10 @@ def _names(home: Home) -> dict[str, tuple[str, ...]]:
             if name.strip():
                 names.setdefault(_spoken(name), set()).add(entity.entity_id)
     return {name: tuple(sorted(ids)) for name, ids in names.items()}
+
+
+HOME_LISTS = ("name", "area", "floor")
+"""The lists `_slot_lists` fills from the home and passes with every sentence."""
 
 
 def _slot_lists(home: Home) -> dict[str, SlotList]:
@@ -131,9 +138,8 @@ def _slot_lists(home: Home) -> dict[str, SlotList]:
         (n, f.floor_id, {}) for f in home.floors.values() for n in {f.name, *f.aliases}
     ]
     return {
-        "name": TextSlotList.from_tuples(names, allow_template=False),
-        "area": TextSlotList.from_tuples(areas, allow_template=False),
-        "floor": TextSlotList.from_tuples(floors, allow_template=False),
+        name: TextSlotList.from_tuples(values, allow_template=False)
+        for name, values in zip(HOME_LISTS, (names, areas, floors), strict=True)
     }
 
 
@@ -149,17 +155,13 @@ class FastPath:
     def prepare(self, home: Home, languages: Iterable[str] = ()) -> None:
         """Load the languages' intents, read their templates and build the home's name
         lists now, so the first request after a start or a change of names does not (the
-        app calls this on both). hassil reads a template the first time it tries it: one
-        sentence that tries them all does it (170 ms for English)."""
+        app calls this on both). Reading and indexing English's templates takes about 150 ms."""
         self._names_of(home)
         for language in languages:
             base = language.split("-", maxsplit=1)[0].lower()
             if base == guess.LANGUAGE:
                 self._reader.prepare(home)
-            intents = _intents(base)
-            if intents is not None and base not in _TRIED:
-                recognize_best(_PROBE, intents, slot_lists=self._slots, language=base)
-                _TRIED.add(base)
+            _templates(base)
 
     def _names_of(self, home: Home) -> None:
         key = home.names_key
@@ -248,16 +250,16 @@ class FastPath:
         )
 
     def _one(self, text: str, language: str, home: Home, area_id: str | None) -> Recognized | None:
-        intents = _intents(language.split("-", maxsplit=1)[0].lower())
-        if intents is None:
+        templates = _templates(language.split("-", maxsplit=1)[0].lower())
+        if templates is None:
             return None
         self._names_of(home)
-        recognized = self._strict(text, intents, language, home, area_id)
+        recognized = self._strict(text, templates, language, home, area_id)
         if recognized is not None:
             return recognized
         mended = fuzzy.mend(text, language, home)
         if mended is not None:
-            recognized = self._strict(mended, intents, language, home, area_id)
+            recognized = self._strict(mended, templates, language, home, area_id)
             if (
                 recognized is not None
                 and recognized.calls
@@ -303,13 +305,18 @@ class FastPath:
         )
 
     def _strict(
-        self, text: str, intents: Intents, language: str, home: Home, area_id: str | None
+        self,
+        text: str,
+        templates: TemplateIndex,
+        language: str,
+        home: Home,
+        area_id: str | None,
     ) -> Recognized | None:
         # Where the speaker is (a satellite's area) fills sentences like "turn on the lights".
         context = {"area": area_id} if area_id in home.areas else None
         result = recognize_best(
             text,
-            intents,
+            templates.narrowed(text),
             slot_lists=self._slots,
             intent_context=context,
             language=language,
