@@ -161,6 +161,9 @@ UNASKED_ON_THEIR_WAY = [
         "phone my mum",
         [call("send_message", recipient="notify.mobile_app_daniel_s_phone", message="hi")],
     ),
+    # `make demo` at d17f57f: the 0.5B posted a notification; "good" is a word of the
+    # "Good night" script's name, which the request is not about
+    ("translate good morning into French", [call("create_notification", message="Bonjour")]),
 ]
 
 

@@ -241,10 +241,13 @@ class BotPsyAgent:
         if (
             turn.status is None
             and _nothing_asked_ran(turn.steps)
-            and not grounding.named_entities(job.words(), job.home)
+            and not grounding.named_entities(job.words(), job.home, by_a_word=False)
         ):
             # Nothing of the home named either: no tool fits. (A request naming a device,
-            # "did someone leave the bed light on", was about something the app has.)
+            # "did someone leave the bed light on", was about something the app has; a word
+            # of a name is not enough: "translate good morning into French" is about no
+            # "Good night" script (`make demo` at d17f57f said "I couldn't work out how to
+            # do that.").)
             turn.steps = [self._as_nothing_fits(step, job) for step in turn.steps]
 
     async def _model_loop(self, job: Job) -> None:

@@ -831,18 +831,20 @@ def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> b
     return not vocabulary.forms.isdisjoint(request.words)
 
 
-def named_entities(request: Request, home: Home) -> frozenset[str]:
+def named_entities(request: Request, home: Home, *, by_a_word: bool = True) -> frozenset[str]:
     """The entities the request names whatever the call: by name, by a device word with
     their place (or the whole home, or the speaker's room), or by pointing back at them.
 
     The model's grammar is narrowed to these where a tool has any of them: a small model
     told "tell Anna dinner is ready" then cannot write to Sam's phone instead.
+    `by_a_word=False`: a word of a name said alone ("coffee" of the "Coffee machine") does
+    not name it here, only a whole name or alias does.
     """
     language = request.word_language
     return frozenset(
         entity.entity_id
         for entity in home.entities.values()
-        if _entity_named(entity, request, home, language, says_device=False)
+        if _entity_named(entity, request, home, language, says_device=False, by_a_word=by_a_word)
     )
 
 
@@ -885,11 +887,22 @@ def items_beyond(request: Request, added: Iterable[str]) -> bool:
 
 
 def _entity_named(
-    entity: Entity, request: Request, home: Home, language: str, *, says_device: bool
+    entity: Entity,
+    request: Request,
+    home: Home,
+    language: str,
+    *,
+    says_device: bool,
+    by_a_word: bool = True,
 ) -> bool:
     """Named without help from the call; `says_device`: the call's tool is for this kind of
     device only, which lets a word pointing back name what this conversation acted on."""
-    if request.says_any(_distinctive_said_alone(entity, request, home)):
+    names = (
+        _distinctive_said_alone(entity, request, home)
+        if by_a_word
+        else (entity.name, *entity.aliases)
+    )
+    if request.says_any(names):
         return True
     # Another device of its kind called by its exact name ("dim the living room lamp") is
     # the one meant, as in HA's own matching: its room and kind no longer name this one too
