@@ -96,7 +96,8 @@ class TemplateIndex:
 
     def narrowed(self, text: str) -> Intents:
         """The language's intents with only the blocks that can match `text`, in their
-        order, sharing its lists, rules and skip words."""
+        order, sharing its lists, rules and skip words. For matching without unmatched
+        entities (hassil's default), where a list's value must be said."""
         said = self._haystack(text)
         present = {f for f in self._fragments if f in said}
         candidates = set(self._always)
