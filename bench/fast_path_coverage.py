@@ -456,8 +456,8 @@ def _stop_app(app: subprocess.Popen[str] | None) -> dict[str, Any]:
 
 
 def _commit() -> str:
-    """The commit measured: BOTPSY_COMMIT (script/run's root file system has no view of a
-    worktree's git folder), else git's answer."""
+    """The commit measured: BOTPSY_COMMIT (script/run reads it on the host, since its root
+    file system has no view of a worktree's git folder), else git's answer."""
     if os.environ.get("BOTPSY_COMMIT"):
         return os.environ["BOTPSY_COMMIT"]
     try:
