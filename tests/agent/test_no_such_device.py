@@ -13,9 +13,10 @@ from __future__ import annotations
 from homeassistant.core import HomeAssistant
 import pytest
 
-from botpsy_agent.agent.protocol import Status
+from botpsy_agent.agent.protocol import Outcome, Status
 from botpsy_agent.llm.parse import RawCall
 from tests.agent.support import (
+    ScriptedPlanner,
     admin,
     ask,
     call,
@@ -152,3 +153,42 @@ async def test_a_calendar_read_for_a_thing_no_device_reads_is_no_answer(
     timed = make_agent(ha_bridge, once(read))
     today = await timed.handle(ask("is anything on today at the gym", admin(ha_bridge)))
     assert today.status is Status.DONE, today
+
+
+async def test_an_action_for_a_question_about_a_thing_no_device_reads_is_said_so(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Reworded no-reading-0~r9: for "feeling dizzy here, could carbon monoxide be building
+    up around the kitchen" the real 0.5B proposed opening the blinds and the garage door,
+    and was asked "Do you really want to open …?". A question about what no device here
+    reads (this home has a carbon-monoxide sensor, none for radon) is answered with that,
+    whatever the model proposed, and nothing moves."""
+    agent = make_agent(ha_bridge, once(call("control_cover", area_id=["kitchen"], action="open")))
+    text = "feeling dizzy here, could radon be building up around the kitchen"
+
+    answer = await refused_leaving_states(hass, ha_bridge, agent, text, "no_such_device")
+    assert answer.speech == "Sorry, nothing in this home tells me about “radon”."
+
+
+async def test_a_question_for_the_calendar_is_not_said_to_be_unknown_after_a_stray_step(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """ "when is the piano lesson in the kitchen?" names nothing a device reads, but the
+    calendar may answer it: a first step that switches the kitchen lights on is turned
+    away, and the model may still list the events."""
+    steps = [
+        call("turn_on", entity_id=["light.kitchen_lights"]),
+        call("list_events", calendar_id=["calendar.family"], period="next_7_days"),
+    ]
+    agent = make_agent(
+        ha_bridge, ScriptedPlanner(lambda r: [steps[r.step]] if r.step < 2 else "Done.")
+    )
+
+    text = "when is the piano lesson in the kitchen?"
+    answer = await agent.handle(ask(text, admin(ha_bridge)))
+
+    assert "nothing in this home tells me" not in answer.speech, answer
+    assert [(a.tool, a.outcome) for a in answer.actions] == [
+        ("turn_on", Outcome.FAILED),  # not asked for: the model may choose again
+        ("list_events", Outcome.EXECUTED),
+    ]

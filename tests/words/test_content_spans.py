@@ -40,6 +40,13 @@ NOW = datetime(2026, 12, 1, 10, 17, tzinfo=ZoneInfo("Asia/Seoul"))
         ("put some butter on the shopping list", "butter"),
         ("can you remember crisps on the shopping list for me", "crisps"),
         ("we're out of coffee beans, put them on the list", None),  # points back: the model's
+        # reworded todo-note-two~r9: the 1.5B added the eggs alone
+        (
+            "baking at the weekend, mind jotting eggs plus flour onto our shopping list",
+            "eggs plus flour",
+        ),
+        # reworded todo-add-coffee~r9: "some" went on the list
+        ("the last coffee beans got used this morning, chuck some onto the list", None),
         ("we need eggs and flour, can you note that on the shopping list", None),
         ("we need eggs", None),
         # reworded todo-note-two~r7 and todo-add-two~r7: "down eggs" went on the list, and
@@ -59,6 +66,11 @@ def test_list_items_are_the_words_between_add_and_the_list(text: str, item: str 
     ("text", "title"),
     [
         ("remind me on Friday at 3 to call the dentist", "Call the dentist"),
+        # reworded calendar-reminder-names-a-device~r9: the question mark stayed on the title
+        (
+            "can I get a reminder to turn on the coffee machine, tomorrow morning at seven?",
+            "Turn on the coffee machine",
+        ),
         ("remind me to call the dentist on Friday at 3 on the family calendar", "Call the dentist"),
         ("add swimming to the family calendar on Saturday at 10 for an hour", "Swimming"),
         ("put grandma's birthday on the calendar on Friday, all day", "Grandma's birthday"),
@@ -339,6 +351,11 @@ def test_items_said_together_come_apart() -> None:
         # reworded todo-add-two~r3, todo-note-two~r3: "two things" added; eggs alone
         ("could you add two things to the shopping list: butter and cheese", ["butter", "cheese"]),
         ("we'll need eggs and flour, could you pop them on the shopping list", ["eggs", "flour"]),
+        # reworded todo-note-two~r9: the 1.5B added the eggs alone
+        (
+            "baking at the weekend, mind jotting eggs plus flour onto our shopping list",
+            ["eggs", "flour"],
+        ),
         # reworded todo-add-two~r8: the 0.5B added "go shopping"
         (
             "we're nearly out of both butter and cheese, so both of those need to go on the "

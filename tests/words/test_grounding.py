@@ -670,7 +670,13 @@ async def _events(hass: HomeAssistant) -> list[dict[str, str]]:
 
 @pytest.mark.parametrize(
     "text",
-    ["what do I have tomorrow", "when is the piano lesson", "what's coming up on Friday"],
+    [
+        "what do I have tomorrow",
+        "when is the piano lesson",
+        "what's coming up on Friday",
+        # reworded followup-piano-move~r9: refused as a question about nothing of the home
+        "what day and time is the piano lesson?",
+    ],
 )
 async def test_a_question_about_a_day_may_read_the_calendar(ha_bridge: HaBridge, text: str) -> None:
     """The real 1.5B's reads for these were refused once reads needed more than an action

@@ -132,6 +132,13 @@ def test_a_device_word_a_target_shares_does_not_name_it() -> None:
         ("how high is the radon level in the office right now", "radon level"),
         ("can you check whether there's carbon monoxide in the kitchen", "carbon monoxide"),
         ("I think something's leaking, is there a water leak in the garage?", "water leak"),
+        # reworded no-reading-3~r9 and -0~r9: the 0.5B read the garage door, and would open
+        # the blinds and the garage door
+        ("the garage floor's wet, could there be a leak out there", "leak"),
+        (
+            "feeling dizzy here, could carbon monoxide be building up around the kitchen",
+            "carbon monoxide",
+        ),
     ],
 )
 def test_a_question_about_a_thing_the_home_knows_no_word_of_names_it(text: str, thing: str) -> None:

@@ -36,6 +36,7 @@ from botpsy_agent.agent.protocol import (
     Outcome,
     Status,
 )
+from botpsy_agent.agent.reminder_event import reminder_as_event
 from botpsy_agent.agent.replies import Replies
 from botpsy_agent.agent.told import told_result
 from botpsy_agent.agent.turn import (
@@ -123,6 +124,10 @@ class Job:
     def calendar_words(self) -> frozenset[str]:
         """The words of the home's calendars' names: they name a calendar, not an event."""
         return calendar_words(self.home)
+
+    def usable(self, tool: Tool) -> EntityFilter:
+        """The requester's scope for `tool`: the entities they may use it on."""
+        return usable_filter(self.policy, self.request.principal, tool, self.now)
 
     def readable(self, entity_id: str) -> bool:
         """Whether the requester may see `entity_id` in a result (issue 18, finding 9)."""
@@ -269,6 +274,9 @@ class CallPipeline:
             call = _to_the_one_named(call, words, home)
         if call.access is Access.CONTROL:  # the fast path's guesses too (HA's fallback reader)
             call = _to_the_entity_named(call, words or job.words(), home)
+        if words is not None:
+            # a reminder for later, posted as a notification for now: the entry it asks for
+            call = reminder_as_event(call, words, home, now, job.usable) or call
         if words is not None:  # the request's own content span, where code can read it (D68)
             recipient = home.entities.get(str(getattr(call, "recipient", "")))
             names = (recipient.name, *recipient.aliases) if recipient is not None else ()
@@ -305,10 +313,7 @@ class CallPipeline:
     def guess_kept(calls: tuple[Tool, ...], job: Job) -> bool:
         """See `guess_kept`, in the job's principal's scope."""
 
-        def usable(call: Tool) -> EntityFilter:
-            return usable_filter(job.policy, job.request.principal, call, job.now)
-
-        return guess_kept(calls, job.words(), job.home, usable, job.now)
+        return guess_kept(calls, job.words(), job.home, job.usable, job.now)
 
     async def decide(
         self,
@@ -359,10 +364,9 @@ class CallPipeline:
                 device := unknown_device(resolved.call.name, words, job.home, resolved.targets)
             ):
                 return self.no_such_device(report, device)
-            case grounding.Verdict.GROUNDED if thing := _asked_of_nothing(
-                resolved.call, words, job.home
-            ):
-                # The states of something else are no answer to a question about it.
+            case (
+                grounding.Verdict.GROUNDED | grounding.Verdict.ASK | grounding.Verdict.UNRELATED
+            ) if thing := _thing_not_read(verdict, resolved.call, words, job.home):
                 return self.no_such_device(report, thing, reading=True)
             case grounding.Verdict.NO_HOME_INTENT:
                 report.error = ErrorInfo(
@@ -662,6 +666,20 @@ def _to_the_entity_named(call: Tool, words: grounding.Request, home: Home) -> To
         return parse_tool_call(call.name, {**arguments, "entity_id": named})
     except ToolCallError:
         return call
+
+
+def _thing_not_read(
+    verdict: grounding.Verdict, call: Tool, words: grounding.Request | None, home: Home
+) -> str | None:
+    """What a question asks about that no device here reads, when `call` answers it with
+    something else: the states of other things (a read that is grounded), or an action the
+    question did not ask for ("feeling dizzy here, could carbon monoxide be building up
+    around the kitchen": reworded no-reading-0~r9, the 0.5B would open the blinds)."""
+    if verdict is grounding.Verdict.GROUNDED:
+        return _asked_of_nothing(call, words, home)
+    if words is None or not words.is_question or grounding.speaks_of_time_or_lists(words):
+        return None  # "what time is the piano lesson" asks the calendar, which may answer
+    return unknown_reading(words, home)
 
 
 def _asked_of_nothing(call: Tool, words: grounding.Request | None, home: Home) -> str | None:

@@ -23,6 +23,9 @@ from tool_schemas.catalog import ToolCallError, parse_tool_call
 from tool_schemas.messaging import AddTodoItem, CreateNotification, SendMessage
 
 _POINTING = frozenset({"it", "them", "that", "this", "those", "these", "both", "all", "everything"})
+_HOW_MUCH = frozenset({"some", "more", "some more", "a few", "a couple", "another", "one"})
+"""An item said only by how much of it: what it is was said before ("the last coffee beans got
+used this morning, chuck some onto the list": reworded todo-add-coffee~r9, "some" was added)."""
 _ARTICLES = re.compile(r"^(?:some|a|an|the|more)\s+")
 _POLITE = frozenset({"please", "thanks", "now"})
 _FILLERS = frozenset({"instead", "too", "again", "also"})
@@ -33,7 +36,10 @@ _CALENDAR = r"(?:the|my|our)\s+(?:[\w'-]+\s+)?calendar"
 _ITEM = re.compile(
     # "note down eggs and flour" (reworded todo-note-two~r7: "down eggs" went on the list);
     # "pop butter and cheese on the shopping list" (reworded todo-add-two~r7)
-    r"\b(?:note\s+down|write\s+down|jot\s+down|add|put|note|remember|stick|pop|chuck)\s+"
+    r"\b(?:note\s+down|write\s+down|jot\s+down|add|put|note|remember|stick|pop|chuck"
+    # "mind jotting eggs plus flour onto our shopping list" (reworded todo-note-two~r9: the
+    # 1.5B added the eggs alone)
+    r"|jotting(?:\s+down)?|adding|putting|popping|sticking|chucking)\s+"
     r"(?P<item>.+?)\s+"
     r"(?:to|on|onto|in)\s+(?:the|my|our)\s+(?:[\w'-]+\s+)?list\b"
 )
@@ -191,7 +197,7 @@ def list_item(text: str) -> str | None:
     if after.startswith(":"):  # "add two things to the shopping list: butter and cheese"
         said = after[1:]  # (reworded todo-add-two~r3: both real models added "two things")
     item = _ARTICLES.sub("", said.strip(" ,.")).strip()
-    if not item or set(item.split()) & _POINTING:
+    if not item or item in _HOW_MUCH or set(item.split()) & _POINTING:
         return None
     return item
 
@@ -218,7 +224,7 @@ def event_title(text: str, now: datetime, language: str) -> str | None:
     what = _ASKED_AFTER.sub("", what)
     what = _DURATION.sub(" ", what)
     what = _ON_CALENDAR.sub(" ", what)
-    what = _ARTICLES.sub("", " ".join(what.replace(" ,", ",").split()).strip(" ,."))
+    what = _ARTICLES.sub("", " ".join(what.replace(" ,", ",").split()).strip(" ,.?!"))
     if not what or set(what.split()) - _POLITE - _FILLERS <= _POINTING:
         return None  # "add it please": what it is was said before (the model's to copy)
     return what[0].upper() + what[1:]

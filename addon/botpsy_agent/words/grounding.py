@@ -414,7 +414,7 @@ _NOT_A_NAME = STOPWORDS | PARTICLES | {"is", "are", "was", "were", "there", "any
 def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
     call, language = resolved.call, request.word_language
     if isinstance(call, CreateNotification) and (
-        request.says_any(NOTED_ELSEWHERE.get(language, ())) or _reminded_later(request)
+        request.says_any(NOTED_ELSEWHERE.get(language, ())) or reminded_later(request)
     ):
         return False  # "note it on the calendar": a note goes where it is said to
     return (
@@ -424,6 +424,13 @@ def _kind_said(resolved: ResolvedCall, request: Request) -> bool:
         or moves_what_is_said(call, request.directions)
         # "should not stay open" asks to close, though its only verb is negated
         or (isinstance(call, ControlCover) and said_cover_way(request.text, language) is not None)
+        # "can I get a reminder to …, tomorrow morning at seven?": for then, on the calendar
+        # (reworded calendar-reminder-names-a-device~r9), unless it is a message's
+        or (
+            isinstance(call, CreateEvent)
+            and reminded_later(request)
+            and not request.says_any(KINDS[language].get("send_message", ()))
+        )
     )
 
 
@@ -432,7 +439,7 @@ def _a_message_said(call: Tool, request: Request) -> bool:
     return isinstance(call, CreateNotification) and request.says_any(words.get("send_message", ()))
 
 
-def _reminded_later(request: Request) -> bool:
+def reminded_later(request: Request) -> bool:
     """A reminder said with a time, and no notification named (`REMINDED_LATER`)."""
     reminding, notifying = REMINDED_LATER.get(request.word_language, ((), ()))
     return (
@@ -540,7 +547,11 @@ def borrows_verb(resolved: ResolvedCall, request: Request, home: Home) -> bool:
     if resolved.call.access is not Access.CONTROL or not targets:
         return False
     language = request.word_language
-    kinds = {d for d, words in OBJECTS.get(language, {}).items() if request.says_any(words)}
+    # what a reminder, a message or a list item says is data: "a reminder to switch on the
+    # fairy lights at seven" asks the calendar, not of the lights (reworded
+    # calendar-reminder-names-a-device~r9)
+    said = request.outside_content if isinstance(resolved.call, CARRIES_CONTENT) else request
+    kinds = {d for d, words in OBJECTS.get(language, {}).items() if said.says_any(words)}
     if (
         kinds
         and not any(e.domain in kinds for e in targets)
@@ -770,10 +781,9 @@ def asks_only_about_a_time(
     if not request.is_question:
         return False
     spoken = find_spoken_times(request.text, now, request.language)
-    when = WHEN_WORDS.get(request.base_language)
-    asks_when = when is not None and when.search(request.text.casefold()) is not None
     if (
-        not asks_when  # "when is the piano lesson" (dev followup-piano-move: the 0.5B read lights)
+        not _asks_when(request)  # "when is the piano lesson" (dev followup-piano-move: the
+        # 0.5B read the lights)
         and not any(s.days or s.moment for s in spoken)
         and not (spoken and asks_free_busy(request))
     ):
@@ -790,6 +800,13 @@ def asks_only_about_a_time(
     if _places_said(request, home):
         return False
     return all(home.entities[e].domain in _TIME_DOMAINS for e in named)
+
+
+def _asks_when(request: Request) -> bool:
+    """Does the request ask when something is ("what day and time is the piano lesson?"):
+    the calendar's checks and grounding read it by the same words (`WHEN_WORDS`)."""
+    when = WHEN_WORDS.get(request.base_language)
+    return when is not None and when.search(request.text.casefold()) is not None
 
 
 def speaks_of_time_or_lists(request: Request) -> bool:
@@ -821,7 +838,7 @@ def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> b
     by_a_service = request.outside_content.says_any(DONE_BY_A_SERVICE.get(language, ()))
     if not by_a_service and any(request.says_any(kinds.get(name, ())) for name in asked):
         return True
-    if reading and request.says_any(WHEN.get(language, ())):
+    if reading and (request.says_any(WHEN.get(language, ())) or _asks_when(request)):
         return not _asks_elsewhere(request, home, language)
     if any(request.says_any(words) for words in DOMAINS[language].values()):
         return True

@@ -845,9 +845,7 @@ a device or place the request names still does. English only."""
 
 WHEN: Mapping[str, tuple[str, ...]] = {
     "en": (
-        "when",
-        "what time is the",  # dev, reworded followup-piano-move ("what time is it": no read)
-        *("what time's the", "the time of the"),  # reworded followup-piano-move~r7, ~r8
+        "when",  # and what `checks.WHEN_WORDS` reads: "what time's the piano lesson"
         "today",
         "tonight",
         "tomorrow",

@@ -21,6 +21,9 @@ _STARTS_EN = (
     # the 0.5B switched the TV on)
     r"i\s+can",
     *(r"we'?re", r"we\s+are", r"we'?ve"),
+    # said without its "I'm": "feeling dizzy here, could carbon monoxide be building up around
+    # the kitchen" (reworded no-reading-0~r9: the 0.5B's blinds and garage door were asked about)
+    "feeling",
     *("before", "because", "since"),
 )
 """How an English statement opens: not an imperative, not a condition ("if", "when")."""

@@ -51,6 +51,9 @@ _DEVICE_DOMAINS = frozenset(
 )
 _PHRASE_ENDS = frozenset(
     {"in", "on", "at", "for", "to", "with", "from", "by", "of", "and", "then", "please", "now"}
+    # where, said after the thing: "could there be a leak out there" (reworded no-reading-3~r9:
+    # "leak out there" had a word of the home, and the garage door's state was the answer)
+    | {"out", "there", "here", "around", "outside", "inside", "near"}
 )
 
 
@@ -196,6 +199,10 @@ def _things_asked_about(said: list[str]) -> Iterator[list[str]]:
         rest = ["the", *said[1:]]
     elif said[0] == "how" and said[2:3] and said[2] in _AUXILIARIES:
         rest = said[3:]  # "how high is the radon level" (reworded no-reading-1~r6)
+    elif said[0] in _MODALS and said[1] not in _ASKED_TO_DO and "be" in said[2:]:
+        # "could carbon monoxide be building up around the kitchen" (reworded no-reading-0~r9)
+        thing = said[1 : said.index("be", 2)]
+        rest = thing if thing[0] in _DETERMINERS | _ANY else ["the", *thing]
     else:
         rest = said[2:] if said[1] in _AUXILIARIES else said[1:]  # "what is the …"
     if rest[1:3] and rest[1] in _SIGNS and rest[2] == "of":  # "the sign of a leak": a leak
@@ -224,7 +231,7 @@ def _things_asked_about(said: list[str]) -> Iterator[list[str]]:
 def _said_to_be_there(words: list[str]) -> list[str]:
     """What "there (is)" is said of, as a noun phrase: "there smoke" (of "there's smoke")
     and "there is any smoke" -> "the smoke"."""
-    words = words[2:] if words[1:2] in (["is"], ["are"]) else words[1:]
+    words = words[2:] if words[1:2] in (["is"], ["are"], ["be"]) else words[1:]
     words = _any_as_the(words)
     return words if words[:1] and words[0] in _DETERMINERS else ["the", *words]
 
@@ -233,6 +240,9 @@ def _any_as_the(rest: list[str]) -> list[str]:
     return ["the", *rest[1:]] if rest[:1] and rest[0] in _ANY else rest
 
 
+_MODALS = frozenset({"could", "can", "might", "may", "will", "would", "should"})
+_ASKED_TO_DO = frozenset({"you", "i", "we", "there", "it"})
+"""What follows a modal that asks to do, or that "is there" reads ("could you …")."""
 _HAVING = frozenset({"got", "have", "has"})
 _CHECKING = frozenset({"check", "see"})
 _POLITE = frozenset(ASKING_TO_KNOW["en"][0])
