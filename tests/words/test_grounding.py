@@ -81,6 +81,11 @@ async def test_an_unasked_action_is_asked_about_not_executed(ha_bridge: HaBridge
             "put Taylor Swift's newest album on from Spotify",
             call("turn_on", entity_id=["light.bed_light"]),
         ),
+        # reworded no-tool-2~r9: the 1.5B asked whether to put the pizza on the list
+        (
+            "get us a pizza ordered, would you",
+            call("add_todo_item", list_id="todo.shopping_list", item="pizza"),
+        ),
     ],
 )
 async def test_a_request_with_no_home_intent_executes_nothing(
