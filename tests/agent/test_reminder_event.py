@@ -100,13 +100,15 @@ async def test_a_message_reminding_someone_is_no_entry_on_the_calendar(
     hass: HomeAssistant, ha_bridge: HaBridge
 ) -> None:
     """Reworded message-asks-someone-else~r9: the 0.5B made "drop Sam a line reminding him
-    the bedroom blinds want opening …" an event at a time of its own. No time is said, and
-    the reminder is a message's: nothing is entered, whatever words the content holds."""
+    the bedroom blinds want opening …" an event at a time of its own (said here to this
+    home's Daniel, about its kitchen window). No time is said, and
+    the reminder is a message's: nothing is entered, nor offered for a yes (at 6503af6 the
+    event was asked about once the words of the message no longer counted)."""
     start = (dt_util.now() + timedelta(minutes=10)).strftime("%Y-%m-%dT%H:%M")
     move = call(
         "create_event",
         calendar_id=CALENDAR,
-        summary="Bedroom blinds want opening first thing after he's up",
+        summary="Kitchen window wants opening first thing after he's up",
         start=start,
         minutes=10,
     )
@@ -114,11 +116,11 @@ async def test_a_message_reminding_someone_is_no_entry_on_the_calendar(
 
     answer = await agent.handle(
         ask(
-            "drop Sam a line reminding him the bedroom blinds want opening first thing after "
-            "he's up",
+            "drop Daniel a line reminding him the kitchen window wants opening first thing "
+            "after he's up",
             admin(ha_bridge),
         )
     )
 
-    assert answer.status is not Status.DONE, answer
+    assert answer.status not in {Status.DONE, Status.NEEDS_CONFIRMATION}, answer
     assert await _events(hass) == {}

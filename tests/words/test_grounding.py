@@ -923,8 +923,11 @@ def test_that_said_of_a_thing_the_home_has_no_tool_for_runs_nothing_in_its_place
     """Reworded no-tool-2~r5: "I'd like to order a pizza, can you do that for me" asked to run
     the good-night script."""
     script = call("run_script", entity_id=["script.good_night"])
-    said = "I'd like to order a pizza, can you do that for me"
+    said = "I'd like to book a pizza, can you do that for me"
     assert verdict(said, script) is grounding.Verdict.UNRELATED
+    # an order is a shop's: no request of the home's at all (reworded no-tool-2~r9)
+    ordered = "I'd like to order a pizza, can you do that for me"
+    assert verdict(ordered, script) is grounding.Verdict.NO_HOME_INTENT
 
 
 def test_a_message_for_someone_named_is_not_sent_to_the_one_before() -> None:

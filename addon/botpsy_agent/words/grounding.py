@@ -52,7 +52,7 @@ from botpsy_agent.words.checks import (
     said_directions,
 )
 from botpsy_agent.words.clauses import said_parts
-from botpsy_agent.words.content import without_spans
+from botpsy_agent.words.content import reminder_of, without_spans
 from botpsy_agent.words.cover_ways import said_cover_way
 from botpsy_agent.words.grounding_words import (
     ALL_DAY,
@@ -547,10 +547,7 @@ def borrows_verb(resolved: ResolvedCall, request: Request, home: Home) -> bool:
     if resolved.call.access is not Access.CONTROL or not targets:
         return False
     language = request.word_language
-    # what a reminder, a message or a list item says is data: "a reminder to switch on the
-    # fairy lights at seven" asks the calendar, not of the lights (reworded
-    # calendar-reminder-names-a-device~r9)
-    said = request.outside_content if isinstance(resolved.call, CARRIES_CONTENT) else request
+    said = _outside_a_reminder(resolved.call, request)
     kinds = {d for d, words in OBJECTS.get(language, {}).items() if said.says_any(words)}
     if (
         kinds
@@ -566,6 +563,16 @@ def borrows_verb(resolved: ResolvedCall, request: Request, home: Home) -> bool:
         return True
     mode = _said_mode(request)
     return mode is not None and not _sets_or_names(mode, arguments, targets)
+
+
+def _outside_a_reminder(call: Tool, request: Request) -> Request:
+    """For an event, the request without what its reminder is for: "a reminder to switch on
+    the fairy lights at seven" asks the calendar, not of the lights (reworded
+    calendar-reminder-names-a-device~r9). Only a reminder's span: "drop Sam a line reminding
+    him the bedroom blinds want opening" asks for no event of what the message says
+    (reworded message-asks-someone-else~r9: the 0.5B's event was offered for a yes)."""
+    span = reminder_of(request.text) if isinstance(call, CreateEvent) else None
+    return replace(request, content=(span,)).outside_content if span else request
 
 
 def _own_name_said(entity: Entity, request: Request, home: Home) -> bool:
