@@ -912,6 +912,163 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         {"domain": ["weather"]},
     ),
     ("what's tomorrow looking like, weather-wise", "get_state", {"domain": ["weather"]}),
+    # round 10, dev part
+    (
+        "actually, kill Sam's fan, it's getting a bit chilly",
+        "turn_off",
+        {"entity_id": [SAMS_FAN]},
+    ),
+    (
+        "nobody's watching the Walkman, you can shut it off",
+        "turn_off",
+        {"entity_id": [WALKMAN]},
+    ),
+    (
+        "I'm reading in the hall, can you put the lights on in there",
+        "turn_on",
+        {"area_id": ["hall"], "domain": ["light"]},
+    ),
+    ("um, can you switch on the lights everywhere", "turn_on", {"domain": ["light"]}),
+    (
+        "could you kill the living room lights",
+        "turn_off",
+        {"area_id": ["living_room"], "domain": ["light"]},
+    ),
+    (
+        "I'm about to do some reading, bring the office lights up to 100 percent",
+        "set_light",
+        {"area_id": ["office"], "domain": ["light"], "brightness_pct": 100},
+    ),
+    (
+        "the Bed Light should be purple tonight",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "color_name": "purple"},
+    ),
+    (
+        "can you whack the HeatPump up to twenty-four",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 24.0},
+    ),
+    (
+        "going to bed now, so turn the Ecobee down to 16 degrees",
+        "set_climate",
+        {"entity_id": ["climate.ecobee"], "temperature": 16.0},
+    ),
+    (
+        "could you change the temperature on the HeatPump to 20.5",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 20.5},
+    ),
+    ("what temperature is the Ecobee aiming for", "get_state", {"entity_id": ["climate.ecobee"]}),
+    (
+        "what temperature has the fridge temperature got",
+        "get_state",
+        {"entity_id": ["sensor.fridge_temperature"]},
+    ),
+    (
+        "the Living Room Fan's way too strong, knock it down to 25 percent",
+        "set_fan",
+        {"entity_id": ["fan.living_room_fan"], "percentage": 25},
+    ),
+    ("run Sam's fan at full speed", "set_fan", {"entity_id": [SAMS_FAN], "percentage": 100}),
+    (
+        "play that last song again on the Walkman",
+        "control_media",
+        {"entity_id": [WALKMAN], "action": "previous"},
+    ),
+    (
+        "someone's at the door, can you pause the living room music for a minute",
+        "control_media",
+        {"area_id": ["living_room"], "domain": ["media_player"], "action": "pause"},
+    ),
+    ("louder on the Walkman, please", "set_media", {"entity_id": [WALKMAN], "volume_step_pct": 10}),
+    ("has the back door been left unlocked", "get_state", {"entity_id": ["lock.back_door"]}),
+    (
+        "can you see if the Garage Door is still open",
+        "get_state",
+        {"entity_id": ["cover.garage_door"]},
+    ),
+    (
+        "are there lights on anywhere on the upstairs",
+        "get_state",
+        {"floor_id": ["upstairs"], "domain": ["light"]},
+    ),
+    (
+        "has any water been detected anywhere in the house",
+        "get_state",
+        {"domain": ["binary_sensor"], "device_class": ["moisture"]},
+    ),
+    (
+        "how many of the living room lights are still on",
+        "get_state",
+        {"area_id": ["living_room"], "domain": ["light"]},
+    ),
+    (
+        "is the air okay in the office? what's the carbon dioxide at",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["carbon_dioxide"]},
+    ),
+    (
+        "what's the illuminance reading in the office",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["illuminance"]},
+    ),
+    (
+        "I'm ready to relax, can you set Movie night",
+        "activate_scene",
+        {"entity_id": ["scene.movie_night"]},
+    ),
+    (
+        "we need more toilet roll, stick it on the shopping list",
+        "add_todo_item",
+        {"list_id": "todo.shopping_list", "item": "toilet roll"},
+    ),
+    (
+        "could you take oranges off my shopping list, we don't need them",
+        "remove_todo_item",
+        {"list_id": "todo.shopping_list", "item": "oranges"},
+    ),
+    (
+        "I've picked up the soap, cross it off my shopping list",
+        "complete_todo_item",
+        {"list_id": "todo.shopping_list", "item": "soap"},
+    ),
+    (
+        "let the Robot vacuum loose on the floors",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    ("fire up the Robot vacuum", "control_vacuum", {"entity_id": [ROBOT], "action": "start"}),
+    (
+        "time for the Robot vacuum to do its thing",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    (
+        "can you count down forty-five minutes for me",
+        "device_timer",
+        {"intent": "HassStartTimer", "minutes": 45},
+    ),
+    (
+        "put another ten minutes on the timer",
+        "device_timer",
+        {"intent": "HassIncreaseTimer", "minutes": 10},
+    ),
+    ("um, can you put the countdown on pause", "device_timer", {"intent": "HassPauseTimer"}),
+    ("is it past midnight yet", "current_time", {"what": "time"}),
+    ("what's the clock say", "current_time", {"what": "time"}),
+    (
+        "ping every speaker in the house saying the Wi-Fi is back",
+        "broadcast",
+        {"message": "the Wi-Fi is back"},
+    ),
+    ("call the kids down for dinner over the speakers", "broadcast", {"message": "dinner"}),
+    (
+        "say on all the speakers that the match is about to kick off",
+        "broadcast",
+        {"message": "the match is about to kick off"},
+    ),
+    ("is it a good day to hang the washing out", "get_state", {"domain": ["weather"]}),
 ]
 
 
@@ -948,6 +1105,7 @@ def test_the_dev_misses_become_their_calls(
         "no, cancel that",  # round 5, dev part
         "sorry, I didn't mean to say that",  # round 6, dev part
         "ah, leave it, it's fine",  # round 8, dev part
+        "hold on, don't do anything",  # round 10, dev part
     ],
 )
 def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
@@ -965,6 +1123,7 @@ def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
         "hiya, you alright?",  # round 8, dev part
         "hey there, how's it going",  # round 9, dev part
         "hi, good afternoon",  # round 9, dev part
+        "hey, what's up",  # round 10, dev part
     ],
 )
 def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge, text: str) -> None:
