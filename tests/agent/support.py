@@ -23,6 +23,7 @@ from botpsy_agent.llm.parse import RawCall
 from botpsy_agent.llm.planning import Offer, Planner, PlannerTurn, PlanRequest
 from botpsy_agent.policy import Policy, Principal, parse_policy
 from tests.ha_bridge import HaBridge
+from tests.ha_home import CALENDAR
 from tests.policy.policies import HOUSEHOLD_AND_GROUPS, NO_LOCKS_FOR_USERS
 
 _REQUEST_IDS = itertools.count(1)
@@ -164,3 +165,16 @@ async def todo_items(hass: HomeAssistant) -> list[str]:
         return_response=True,
     )
     return [i["summary"] for i in listed["todo.shopping_list"]["items"]]  # type: ignore[index]
+
+
+async def calendar_events(hass: HomeAssistant) -> dict[str, str]:
+    """The real family calendar's events from today on, for nine days: title -> start."""
+    start = dt_util.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    listed: Any = await hass.services.async_call(
+        "calendar",
+        "get_events",
+        {"entity_id": CALENDAR, "start_date_time": start.isoformat(), "duration": {"days": 9}},
+        blocking=True,
+        return_response=True,
+    )
+    return {e["summary"]: e["start"] for e in listed[CALENDAR]["events"]}

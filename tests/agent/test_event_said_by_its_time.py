@@ -16,21 +16,9 @@ from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 
 from botpsy_agent.agent.protocol import Status
-from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
+from tests.agent.support import ScriptedPlanner, admin, ask, calendar_events, call, make_agent
 from tests.ha_bridge import HaBridge
 from tests.ha_home import CALENDAR
-
-
-async def _events(hass: HomeAssistant) -> dict[str, str]:
-    start = dt_util.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    listed: Any = await hass.services.async_call(
-        "calendar",
-        "get_events",
-        {"entity_id": CALENDAR, "start_date_time": start.isoformat(), "duration": {"days": 9}},
-        blocking=True,
-        return_response=True,
-    )
-    return {e["summary"]: e["start"] for e in listed[CALENDAR]["events"]}
 
 
 def _once(**arguments: Any) -> ScriptedPlanner:
@@ -50,7 +38,7 @@ async def test_a_timed_event_is_added_at_the_time_said(
 
     assert answer.status is Status.DONE, answer
     tomorrow = dt_util.now().date() + timedelta(days=1)
-    at = datetime.fromisoformat((await _events(hass))["Haircut"])
+    at = datetime.fromisoformat((await calendar_events(hass))["Haircut"])
     assert (at.date(), at.hour, at.minute) == (tomorrow, 11, 0)
 
 
@@ -68,7 +56,7 @@ async def test_an_all_day_entry_is_added_on_the_day_said(
     )
 
     assert answer.status is Status.DONE, answer
-    assert date.fromisoformat((await _events(hass))["Grandma's birthday"]) == friday
+    assert date.fromisoformat((await calendar_events(hass))["Grandma's birthday"]) == friday
 
 
 async def test_an_event_for_a_list_said_is_still_asked_about(
@@ -82,4 +70,4 @@ async def test_an_event_for_a_list_said_is_still_asked_about(
     )
 
     assert answer.status is not Status.DONE, answer
-    assert "Milk" not in await _events(hass)
+    assert "Milk" not in await calendar_events(hass)

@@ -10,29 +10,16 @@ checks, executor and HA's local calendar are real.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 
 from botpsy_agent.agent.protocol import Status
-from tests.agent.support import ScriptedPlanner, admin, ask, call, make_agent
+from tests.agent.support import ScriptedPlanner, admin, ask, calendar_events, call, make_agent
 from tests.ha_bridge import HaBridge
 from tests.ha_home import CALENDAR
 
 FAIRY_LIGHTS = "switch.decorative_lights"
-
-
-async def _events(hass: HomeAssistant) -> dict[str, str]:
-    start = dt_util.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    listed: Any = await hass.services.async_call(
-        "calendar",
-        "get_events",
-        {"entity_id": CALENDAR, "start_date_time": start.isoformat(), "duration": {"days": 9}},
-        blocking=True,
-        return_response=True,
-    )
-    return {e["summary"]: e["start"] for e in listed[CALENDAR]["events"]}
 
 
 def _notifies(message: str) -> ScriptedPlanner:
@@ -57,7 +44,7 @@ async def test_a_reminder_for_later_is_entered_on_the_calendar_at_its_time(
     await hass.async_block_till_done()
 
     assert answer.status is Status.DONE, answer.actions
-    events = await _events(hass)
+    events = await calendar_events(hass)
     assert list(events) == ["Switch on the fairy lights"], events
     at = datetime.fromisoformat(events["Switch on the fairy lights"])
     tomorrow = dt_util.now().date() + timedelta(days=1)
@@ -78,7 +65,7 @@ async def test_a_reminder_said_without_a_time_of_day_is_no_entry_of_the_codes(
     answer = await agent.handle(ask("remind me on Friday to call the dentist", admin(ha_bridge)))
 
     assert answer.status is not Status.DONE, answer
-    assert await _events(hass) == {}
+    assert await calendar_events(hass) == {}
     assert "create_event" not in [a.tool for a in answer.actions]
 
 
@@ -93,7 +80,7 @@ async def test_a_notification_named_with_a_time_stays_a_notification(
     )
 
     assert "create_event" not in [a.tool for a in answer.actions], answer.actions
-    assert await _events(hass) == {}
+    assert await calendar_events(hass) == {}
 
 
 async def test_a_message_reminding_someone_is_no_entry_on_the_calendar(
@@ -123,4 +110,4 @@ async def test_a_message_reminding_someone_is_no_entry_on_the_calendar(
     )
 
     assert answer.status not in {Status.DONE, Status.NEEDS_CONFIRMATION}, answer
-    assert await _events(hass) == {}
+    assert await calendar_events(hass) == {}
