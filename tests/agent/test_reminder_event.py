@@ -9,12 +9,14 @@ checks, executor and HA's local calendar are real.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
+import pytest
 
 from botpsy_agent.agent.protocol import Status
+from botpsy_agent.agent.reminder_event import the_time_said
 from tests.agent.support import ScriptedPlanner, admin, ask, calendar_events, call, make_agent
 from tests.ha_bridge import HaBridge
 from tests.ha_home import CALENDAR
@@ -111,3 +113,21 @@ async def test_a_message_reminding_someone_is_no_entry_on_the_calendar(
 
     assert answer.status not in {Status.DONE, Status.NEEDS_CONFIRMATION}, answer
     assert await calendar_events(hass) == {}
+
+
+EVENING = datetime(2026, 12, 7, 20, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("remind me at 7 to put the bins out", datetime(2026, 12, 8, 7, 0, tzinfo=UTC)),
+        ("remind me at 9 pm to lock up", datetime(2026, 12, 7, 21, 0, tzinfo=UTC)),
+        ("remind me in 20 minutes to check the oven", EVENING + timedelta(minutes=20)),
+        ("remind me on Friday to call the dentist", None),  # a day alone: no time
+        ("remind me at 7 and again at 8 to call Sam", None),  # two times: not plain
+        ("remind me at 8 this morning to water the plants", None),  # already past
+    ],
+)
+def test_the_one_moment_a_reminder_says(text: str, start: datetime | None) -> None:
+    assert the_time_said(text, EVENING, "en") == start

@@ -277,7 +277,7 @@ class CallPipeline:
         if words is not None:
             # a reminder for later, posted as a notification for now: the entry it asks for
             call = reminder_as_event(call, words, home, now, job.usable) or call
-        if words is not None:  # the request's own content span, where code can read it (D68)
+            # the request's own content span, where code can read it (D68)
             recipient = home.entities.get(str(getattr(call, "recipient", "")))
             names = (recipient.name, *recipient.aliases) if recipient is not None else ()
             call = with_request_content(call, request.text, now, request.language, names)

@@ -15,7 +15,7 @@ built and the notification is turned away as before.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import datetime, time, timedelta
 
 from botpsy_agent.home import EntityFilter, Home
 from botpsy_agent.words import find_spoken_times, grounding
@@ -67,24 +67,30 @@ def reminder_as_event(
 def the_time_said(text: str, now: datetime, language: str) -> datetime | None:
     """The one moment the request fixes: an exact moment ("in 20 minutes"), or one clock
     time with at most one day ("tomorrow morning at seven"; "at 9", the next 9 o'clock).
-    None for a day alone, several times, or a moment already past."""
+    None for a day alone, several times, or a time already past on the day said."""
     said = [s for s in find_spoken_times(text, now, language) if not s.invalid]
     moments = [s.moment for s in said if s.moment is not None]
     days = [s.days[0] for s in said if s.days]
-    clocks = [s.times[0] for s in said if s.times]
+    clocks = [s.times for s in said if s.times]
     if moments:
         return moments[0] if len(said) == 1 and moments[0] > now else None
     if len(clocks) != 1 or len(days) > 1:
         return None
-    day: date = days[0] if days else now.date()
-    start = datetime.combine(day, clocks[0], tzinfo=now.tzinfo)
-    if not days and start <= now:
-        start += timedelta(days=1)  # "at 7" said in the evening: tomorrow's
-    return start if start > now else None
+    if days:  # the likeliest reading of the clock on the day said
+        start = datetime.combine(days[0], clocks[0][0], tzinfo=now.tzinfo)
+        return start if start > now else None
+    # no day: the next time the clock reads so ("at 7" said at half past eight in the
+    # evening is seven tomorrow morning, the nearer of its readings)
+    return min(_next(clock, now) for clock in clocks[0])
+
+
+def _next(clock: time, now: datetime) -> datetime:
+    today = datetime.combine(now.date(), clock, tzinfo=now.tzinfo)
+    return today if today > now else today + timedelta(days=1)
 
 
 def _the_calendar(words: grounding.Request, home: Home, calendars: list[str]) -> str | None:
-    named = [e for e in calendars if e in grounding.named_entities(words, home, by_a_word=False)]
+    named = sorted(grounding.named_entities(words, home, by_a_word=False).intersection(calendars))
     if len(named) == 1:
         return named[0]
     return calendars[0] if len(calendars) == 1 and not named else None

@@ -788,9 +788,9 @@ def asks_only_about_a_time(
     if not request.is_question:
         return False
     spoken = find_spoken_times(request.text, now, request.language)
+    # "when is the piano lesson" (dev followup-piano-move: the 0.5B read the lights)
     if (
-        not _asks_when(request)  # "when is the piano lesson" (dev followup-piano-move: the
-        # 0.5B read the lights)
+        not _asks_when(request)
         and not any(s.days or s.moment for s in spoken)
         and not (spoken and asks_free_busy(request))
     ):
