@@ -18,8 +18,7 @@ from collections.abc import Callable
 from datetime import datetime, time, timedelta
 
 from botpsy_agent.home import EntityFilter, Home
-from botpsy_agent.words import find_spoken_times, grounding
-from botpsy_agent.words.content import event_title
+from botpsy_agent.words import event_title, find_spoken_times, grounding
 from tool_schemas.base import Tool
 from tool_schemas.calendar import CreateEvent
 from tool_schemas.catalog import ToolCallError, parse_tool_call

@@ -7,6 +7,7 @@ from botpsy_agent.words import grounding
 from botpsy_agent.words.checks import CallProblem, Quantity, check_call, corrected_call
 from botpsy_agent.words.clauses import said_parts
 from botpsy_agent.words.content import (
+    event_title,
     items_said,
     list_item,
     message_body,
@@ -61,6 +62,7 @@ __all__ = [
     "StateQuestion",
     "check_call",
     "corrected_call",
+    "event_title",
     "find_spoken_times",
     "grounding",
     "items_said",
