@@ -1031,3 +1031,12 @@ def test_an_item_that_points_elsewhere_names_nothing_to_buy() -> None:
     assert verdict(text, some) is not grounding.Verdict.GROUNDED
     beans = call("add_todo_item", list_id="todo.shopping_list", item="coffee beans")
     assert verdict(text, beans) is grounding.Verdict.GROUNDED
+
+
+def test_a_time_in_the_past_names_nothing_of_the_home() -> None:
+    """`make demo` at 8e41049: "who won the football last night" was answered with the
+    thermostats' modes, the read grounded by "night", a word of the "Good night" script."""
+    past = grounding.Request("who won the football last night", "en")
+    assert not grounding.has_home_intent(past, HOME, reading=True)
+    named = grounding.Request("is the good night script running", "en")
+    assert grounding.has_home_intent(named, HOME, reading=True)
