@@ -284,12 +284,16 @@ family dinner, and "move it to 6 pm" then moved the dinner (the real 1.5B, dev
 followup-piano-move)."""
 
 
+def asks_when(text: str, language: str) -> bool:
+    """Does the request ask when something is ("what day and time is the piano lesson?")?
+    Grounding and the calendar's checks read it by the same words (`WHEN_WORDS`)."""
+    pattern = WHEN_WORDS.get(language.split("-", maxsplit=1)[0].lower())
+    return pattern is not None and pattern.search(text.casefold()) is not None
+
+
 def _asks_when(text: str, spoken: tuple[SpokenTime, ...], language: str) -> bool:
     """Does the request ask when something is, saying no day or time itself?"""
-    pattern = WHEN_WORDS.get(language.split("-", maxsplit=1)[0].lower())
-    if pattern is None or any(s.days or s.times or s.moment for s in spoken):
-        return False
-    return pattern.search(text.lower()) is not None
+    return not any(s.days or s.times or s.moment for s in spoken) and asks_when(text, language)
 
 
 FREE_BUSY_SLOT = timedelta(hours=3)

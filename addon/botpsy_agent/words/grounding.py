@@ -45,8 +45,8 @@ import re
 from botpsy_agent.home import Area, Entity, Floor, Home, ResolvedCall
 from botpsy_agent.words import heating, negation, reasons
 from botpsy_agent.words.checks import (
-    WHEN_WORDS,
     Quantity,
+    asks_when,
     domains_moved,
     moves_what_is_said,
     said_directions,
@@ -790,7 +790,7 @@ def asks_only_about_a_time(
     spoken = find_spoken_times(request.text, now, request.language)
     # "when is the piano lesson" (dev followup-piano-move: the 0.5B read the lights)
     if (
-        not _asks_when(request)
+        not asks_when(request.text, request.language)
         and not any(s.days or s.moment for s in spoken)
         and not (spoken and asks_free_busy(request))
     ):
@@ -807,13 +807,6 @@ def asks_only_about_a_time(
     if _places_said(request, home):
         return False
     return all(home.entities[e].domain in _TIME_DOMAINS for e in named)
-
-
-def _asks_when(request: Request) -> bool:
-    """Does the request ask when something is ("what day and time is the piano lesson?"):
-    the calendar's checks and grounding read it by the same words (`WHEN_WORDS`)."""
-    when = WHEN_WORDS.get(request.base_language)
-    return when is not None and when.search(request.text.casefold()) is not None
 
 
 def speaks_of_time_or_lists(request: Request) -> bool:
@@ -845,7 +838,9 @@ def has_home_intent(request: Request, home: Home, *, reading: bool = False) -> b
     by_a_service = request.outside_content.says_any(DONE_BY_A_SERVICE.get(language, ()))
     if not by_a_service and any(request.says_any(kinds.get(name, ())) for name in asked):
         return True
-    if reading and (request.says_any(WHEN.get(language, ())) or _asks_when(request)):
+    if reading and (
+        request.says_any(WHEN.get(language, ())) or asks_when(request.text, request.language)
+    ):
         return not _asks_elsewhere(request, home, language)
     if any(request.says_any(words) for words in DOMAINS[language].values()):
         return True
