@@ -576,6 +576,27 @@ async def test_the_same_calls_again_end_the_loop(ha_bridge: HaBridge) -> None:
     assert response.speech.count("Bed Light") == 1
 
 
+async def test_a_call_said_twice_in_one_step_or_again_later_runs_once(
+    ha_bridge: HaBridge,
+) -> None:
+    """Reworded multi-blinds-and-message~r10: the real 1.5B's one step sent Sam the same
+    message three times, and HA delivered all three."""
+    recipient = ha_bridge.home.phones["Daniel's phone"]
+    send = call("send_message", recipient=recipient.recipient, message="dinner is ready")
+    lights = call("turn_on", entity_id=["switch.decorative_lights"])
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        return [[send, send, send], [send, lights]][request.step] if request.step < 2 else "Done."
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    text = "tell Daniel dinner is ready and switch on the fairy lights"
+    response = await agent.handle(ask(text, admin(ha_bridge)))
+    assert [m.get("message") for m in recipient.received] == ["dinner is ready"], response
+    assert [a.tool for a in response.actions] == ["send_message", "turn_on"]
+    assert ha_bridge.index.home.state_of("switch.decorative_lights").state == "on"
+
+
 async def test_a_question_read_is_answered_without_another_model_step(
     ha_bridge: HaBridge,
 ) -> None:

@@ -270,11 +270,10 @@ class BotPsyAgent:
             plan = await self._plan_step(job, question, step_number)
             if plan is None:
                 return
-            said = {json.dumps([c.name, c.arguments], sort_keys=True) for c in plan.calls}
-            if said and said <= made:
+            calls = _not_made_yet(plan.calls, made)
+            if plan.calls and not calls:
                 break  # the same calls again: no progress, and each would be said again
-            made |= said
-            if not plan.calls:
+            if not calls:
                 # The model's words after tool results end the turn; they are not spoken:
                 # the answer is said from the results (the phrasebook), so it cannot claim
                 # what did not happen. Without any step, there is nothing to say but that.
@@ -284,7 +283,7 @@ class BotPsyAgent:
                         self._error(request, AgentCode.INVALID_CALL),
                     )
                 return
-            steps = await self._run_calls(plan.calls, job)
+            steps = await self._run_calls(calls, job)
             turn.steps.extend(steps)
             if any(s.status in ENDS_TURN for s in steps):
                 return
@@ -311,7 +310,7 @@ class BotPsyAgent:
                 # real 0.5B's step after the listing took 1.4-3.2 s for unspoken words).
                 return
             question.calls_only = False
-            question.messages.append(_assistant_message(plan.calls))
+            question.messages.append(_assistant_message(calls))
             question.messages.extend(
                 {"role": "tool", "content": json.dumps(s.feedback, ensure_ascii=False)}
                 for s in steps
@@ -644,6 +643,20 @@ def _first_error(steps: list[Step], status: Status) -> ErrorInfo | None:
     if status in {Status.DONE, Status.NEEDS_CONFIRMATION, Status.NEEDS_CLARIFICATION}:
         return None
     return next((s.report.error for s in steps if s.report.error is not None), None)
+
+
+def _not_made_yet(calls: tuple[RawCall, ...], made: set[str]) -> tuple[RawCall, ...]:
+    """The calls of a step that neither an earlier step of the turn nor an earlier call of
+    this one made (adding them to `made`): one request runs a call once. (Reworded
+    multi-blinds-and-message~r10: the real 1.5B's one step sent Sam the same message three
+    times, and HA delivered all three.)"""
+    fresh = []
+    for call in calls:
+        key = json.dumps([call.name, call.arguments], sort_keys=True)
+        if key not in made:
+            made.add(key)
+            fresh.append(call)
+    return tuple(fresh)
 
 
 def _assistant_message(calls: tuple[RawCall, ...]) -> dict[str, Any]:
