@@ -50,7 +50,8 @@ async def test_three_failed_calls_are_said_once_after_what_was_read(ha_bridge: H
     assert Counter(said).most_common(1)[0][1] == 1, answer.speech
     assert said.count("I couldn't work out how to do that.") == 1, answer.speech
     assert "Now:" not in answer.speech and "kids room" not in answer.speech
-    assert [a.outcome for a in answer.actions] == [Outcome.EXECUTED] + [Outcome.FAILED] * 3
+    # the same failing call three times over is tried once (one request runs a call once)
+    assert [a.outcome for a in answer.actions] == [Outcome.EXECUTED, Outcome.FAILED]
 
 
 async def test_a_failure_in_home_assistant_is_said_once_with_what_failed(
