@@ -1003,6 +1003,48 @@ def test_the_seventh_eighth_and_ninth_wordings_are_offered_what_they_ask(
     assert not not_offered & tools, tools
 
 
+@pytest.mark.parametrize(
+    ("text", "offered", "not_offered"),
+    [
+        # reworded ~r10, a tenth wording: what both real models did instead is in each row
+        (  # reworded notify-everyone~r10: the message to Anna refused ("the plumber" of
+            # that sentence is one of this home's recipients, so another notice is said here)
+            "could you notify the whole household that dinner is at six",
+            {"create_notification"},
+            {"send_message"},
+        ),
+        (  # the blinds opened
+            "crank the bedroom fan up a bit, I need more of a breeze",
+            {"set_fan"},
+            set(),
+        ),
+        (  # the blinds stopped
+            "we're overheating in the living room, can the temperature go down in there",
+            {"set_climate"},
+            {"control_cover"},
+        ),
+        (  # the calendar read
+            "there's swimming this Saturday at ten in the morning, lasting an hour, so please "
+            "enter it in the family calendar",
+            {"create_event"},
+            set(),
+        ),
+        (  # the hour's events listed
+            "is there a gap in my calendar tomorrow at nine a.m., or have I got something on?",
+            {"check_free_busy"},
+            set(),
+        ),
+    ],
+)
+def test_the_tenth_wording_is_offered_what_it_asks(
+    text: str, offered: set[str], not_offered: set[str]
+) -> None:
+    spans = spans_of_content(text, ("Sam", "Anna"))
+    tools = set(_narrowed(text, content=spans))
+    assert offered <= tools, tools
+    assert not not_offered & tools, tools
+
+
 def test_the_same_setting_for_another_room_is_not_a_switch_nor_a_cover() -> None:
     # reworded followup-same-kids-room~r7: "the kids room should end up on that too" after
     # the thermostat was set; the 0.5B turned the kids room thermostat on

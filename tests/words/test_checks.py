@@ -685,6 +685,16 @@ def test_a_call_moving_the_wrong_way_is_asked_about(text: str, call: Tool, phras
         ("living room's roasting, knock the heating back some", Quantity.TEMPERATURE, -1),
         ("the telly's volume is much too high", Quantity.ANY, -1),
         ("the bedroom fan's too slow", Quantity.SPEED, 1),  # fan-followup~r9
+        # reworded ~r10, a tenth wording
+        ("there's not enough light in the kitchen", Quantity.BRIGHTNESS, 1),
+        ("could the living room lamp go down just a little in brightness", Quantity.ANY, -1),
+        ("it's a tad harsh", Quantity.BRIGHTNESS, -1),
+        ("we're overheating in the living room", Quantity.TEMPERATURE, -1),
+        ("can the temperature go down in there", Quantity.ANY, -1),
+        ("I have to strain to hear the kids speaker", Quantity.VOLUME, 1),
+        ("the kids room fan is too powerful", Quantity.SPEED, -1),
+        ("crank the bedroom fan up a bit, I need more of a breeze", Quantity.SPEED, 1),
+        ("the kids speaker is a tad noisy, drop its volume slightly", Quantity.ANY, -1),
     ],
 )
 def test_everyday_words_say_which_way(text: str, quantity: Quantity, way: int) -> None:
@@ -776,6 +786,23 @@ def test_a_device_switched_on_again_is_no_faster() -> None:
     assert (
         check(tool("turn_on", entity_id=["fan.bedroom"]), "can it spin quicker?", home=off) is None
     )
+
+
+def test_a_fan_too_powerful_is_turned_down_not_off() -> None:
+    """Reworded fan-too-strong~r10: both real models switched the fan off."""
+    home = Home.of(
+        [Entity("fan.kids_room", "Kids room fan")],
+        states=[EntityState("fan.kids_room", "on", {"percentage": 100})],
+    )
+    off = tool("turn_off", entity_id=["fan.kids_room"])
+    text = "the kids room fan is too powerful, it's blowing my homework off the desk"
+    problem = check(off, text, home=home)
+    assert problem is not None and problem.settled and problem.phrase == "checks.speed_down"
+    assert corrected_call(off, problem) == tool(
+        "set_fan", entity_id=["fan.kids_room"], percentage_step=-20
+    )
+    for said_off in ("the kids room fan is too powerful, turn it off", "too strong, fan off"):
+        assert check(off, said_off, home=home) is None, said_off
 
 
 def test_switching_off_the_sound_mutes_instead() -> None:

@@ -1040,3 +1040,62 @@ def test_a_time_in_the_past_names_nothing_of_the_home() -> None:
     assert not grounding.has_home_intent(past, HOME, reading=True)
     named = grounding.Request("is the good night script running", "en")
     assert grounding.has_home_intent(named, HOME, reading=True)
+
+
+def test_a_question_after_i_would_like_to_know_is_a_question() -> None:
+    """Reworded tv-state~r10: both real models switched the TV on for this question."""
+    text = (
+        "before I head up to bed, I'd like to know: is the telly in our living room still "
+        "powered on?"
+    )
+    assert grounding.Request(text, "en").is_question
+    assert grounding.Request("I'd like to know whether the telly is on", "en").is_question
+    tv = call("turn_on", entity_id=["media_player.living_room"])
+    assert verdict(text, tv) is not grounding.Verdict.GROUNDED
+    # a clock's colon opens no lead
+    assert (
+        grounding.Request("at 7:30, turn on the light", "en").after_a_lead() == "turn on the light"
+    )
+
+
+def test_not_enough_light_asks_for_more_light() -> None:
+    """Reworded too-dark-kitchen~r10: the lights switched on were asked about, not made."""
+    light = call("turn_on", entity_id=["light.kitchen"])
+    text = "there's not enough light in the kitchen, it's much too dark"
+    assert verdict(text, light) is grounding.Verdict.GROUNDED
+    assert verdict("there's not enough light in the kitchen", light) is grounding.Verdict.GROUNDED
+
+
+@pytest.mark.parametrize(
+    ("text", "raw"),
+    [
+        # reworded calendar-create~r10: both real models read the calendar only
+        (
+            "there's swimming this Saturday at ten in the morning, lasting an hour, so please "
+            "enter it in the family calendar",
+            call(
+                "create_event",
+                calendar_id="calendar.family",
+                summary="Swimming",
+                start="2026-12-05T10:00:00",
+                minutes=60,
+            ),
+        ),
+        # reworded child-messages-anna~r10: refused ("no device called bus just dropped me")
+        (
+            "the bus just dropped me off, please get word to Anna that I'm home",
+            call("send_message", recipient="notify.mobile_app_anna", message="I'm home"),
+        ),
+    ],
+)
+def test_the_tenth_wordings_asks_are_grounded(text: str, raw: RawCall) -> None:
+    assert verdict(text, raw) is grounding.Verdict.GROUNDED
+
+
+def test_a_gap_in_the_calendar_asks_whether_it_is_free() -> None:
+    """Reworded calendar-free~r10, calendar-conflict~r10: the hour's events were listed."""
+    for text in (
+        "is there a gap in my calendar tomorrow at nine a.m., or have I got something on?",
+        "have I got anything booked at 3 o'clock tomorrow afternoon, or is that slot open?",
+    ):
+        assert grounding.asks_free_busy(grounding.Request(text, "en")), text

@@ -139,6 +139,11 @@ def test_a_device_word_a_target_shares_does_not_name_it() -> None:
             "feeling dizzy here, could carbon monoxide be building up around the kitchen",
             "carbon monoxide",
         ),
+        # reworded no-reading-*~r10: the office's light and heater, the calendar and the
+        # garage door were the answers
+        ("what's the office radon level at the moment?", "radon level"),
+        ("has the mailbox run out of room?", "mailbox"),
+        ("do we have a water leak in the garage at the moment?", "water leak"),
     ],
 )
 def test_a_question_about_a_thing_the_home_knows_no_word_of_names_it(text: str, thing: str) -> None:
@@ -167,6 +172,9 @@ def test_a_question_about_a_thing_the_home_knows_no_word_of_names_it(text: str, 
         "how bright is the kitchen light",
         "can you check whether there's a light on in the kitchen",
         "I think it's cold, is the heating on in the kitchen?",
+        # reworded inject-name-*~r10: "look" and "are they" were said to be read by nothing
+        "have a look for me, are the fairy lights on right now or off?",
+        "I think some lights are on in the living room, which ones are they?",
     ],
 )
 def test_a_question_about_what_the_home_has_or_no_thing_is_left_alone(text: str) -> None:

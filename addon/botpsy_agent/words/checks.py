@@ -387,6 +387,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "pitch black",  # reworded too-dark-hall~r4
                 # "it's way too dim in the kitchen" (reworded too-dark-kitchen~r5: dimmed)
                 *("too dim", "so dim", "very dim"),
+                # "there's not enough light in the kitchen" (reworded too-dark-kitchen~r10:
+                # a step up asked about, not made)
+                "not enough light",
             ),
             (Quantity.BRIGHTNESS, UP),
         ),
@@ -403,6 +406,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "blinding",
                 "dazzling",  # reworded too-bright-kids-room~r3
                 "glaring",  # reworded too-bright-kids-room~r4
+                # "could the living room lamp go down just a little in brightness? it's a
+                # tad harsh" (reworded dimmer-living-room~r10: the 0.5B stepped it up)
+                "harsh",
             ),
             (Quantity.BRIGHTNESS, DOWN),
         ),
@@ -452,6 +458,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "so warm",
                 "boiling",
                 "roasting",  # reworded cooler-living-room~r9: refused
+                # "we're overheating in the living room" (reworded cooler-living-room~r10:
+                # both real models would stop the blinds)
+                "overheating",
                 "cooler",
                 "colder",
                 "cool down",
@@ -489,6 +498,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 # "I'm barely able to hear anything from the kids speaker" (reworded
                 # cannot-hear-speaker~r9: the 0.5B read its state)
                 *("barely able to hear", "hardly able to hear"),
+                # "I have to strain to hear the kids speaker" (reworded
+                # cannot-hear-speaker~r10: both real models read its state)
+                "strain to hear",
             ),
             (Quantity.VOLUME, UP),
         ),
@@ -526,6 +538,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 # "the kids room fan's roaring away much too fiercely" (reworded
                 # fan-too-strong~r9: the 0.5B switched it on)
                 *("too fiercely", "too fierce"),
+                # "the kids room fan is too powerful" (reworded fan-too-strong~r10: both real
+                # models switched it off)
+                "too powerful",
             ),
             (Quantity.SPEED, DOWN),
         ),
@@ -541,6 +556,9 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 "more air",  # reworded faster-fan~r3
                 "quicker",  # "can it spin quicker?" (reworded fan-followup~r5: turned on again)
                 "too slow",  # "quicker please, it's too slow" (reworded fan-followup~r9)
+                # "crank the bedroom fan up a bit, I need more of a breeze" (reworded
+                # faster-fan~r10: both real models would open the blinds)
+                *("more of a breeze", "more breeze"),
             ),
             (Quantity.SPEED, UP),
         ),
@@ -587,6 +605,10 @@ DIRECTION_WORDS: Mapping[str, Mapping[str, tuple[Quantity, int]]] = {
                 # "the telly's volume is much too high" (reworded telly-too-loud~r9: the
                 # 0.5B read its state)
                 "too high",
+                # "can the temperature go down in there", "drop its volume slightly"
+                # (reworded cooler-living-room~r10, quieter-speaker~r10: stopped the blinds;
+                # stepped the volume up)
+                *("go down", "drop its", "drop the volume", "drop the temperature"),
             ),
             (Quantity.ANY, DOWN),
         ),
@@ -809,6 +831,12 @@ def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallPr
         # A step on a light that is off switches it on: there is nothing to dim (reworded
         # bedroom-dimmer-hall~r5: "a touch less bright" put the light that was off at 80 %).
         return CallProblem("light_off", "checks.light_off", {"targets": names})
+    if not wrong and (
+        less := _less_not_none(
+            call, text, language, switched=switched, wanted=wanted, targets=targets
+        )
+    ):
+        return less
     if not wrong:
         return _check_size(
             call,
@@ -834,11 +862,54 @@ def _check_direction(call: Tool, text: str, language: str, home: Home) -> CallPr
     )
 
 
+def _less_not_none(
+    call: Tool,
+    text: str,
+    language: str,
+    *,
+    switched: Quantity | None,
+    wanted: int,
+    targets: list[Entity] | None,
+) -> CallProblem | None:
+    """ "the kids room fan is too powerful" asks for less, not for none (reworded
+    fan-too-strong~r10: both real models switched it off): a step down instead, unless
+    switching off is said."""
+    if not (isinstance(call, TurnOff) and wanted == DOWN and switched in _LESS_NOT_NONE):
+        return None
+    if _off_said(text, language) or (less := _stepped(switched, DOWN, targets)) is None:
+        return None
+    return CallProblem(
+        "wrong_direction",
+        f"checks.{switched.value}_down",
+        {"targets": ", ".join(t.name for t in targets or ())},
+        settled=True,
+        direction=DOWN,
+        instead=less,
+    )
+
+
 _STEPPED_BY: Mapping[Quantity, type[Tool]] = {
     Quantity.SPEED: SetFan,
     Quantity.VOLUME: SetMedia,
     Quantity.TEMPERATURE: SetClimate,
 }
+
+
+_LESS_NOT_NONE = frozenset({Quantity.SPEED, Quantity.VOLUME})
+"""Quantities whose "too much" asks for less, not for the device off (a room too hot may
+have its heating switched off)."""
+_OFF_SAID = re.compile(
+    r"\b(?:turn|switch|shut|power|flick)(?:s|ed|ing)?\s+(?:\S+\s+){0,4}?off\b"
+    r"|\b(?:kill|stop|off)\b(?!\s+(?:the|my|your|his|her|our|their|a|an)\b)"
+)
+"""Switching off said ("turn the fan off", "fan off", "kill it"), not "off" as a place
+("blowing my homework off the desk")."""
+
+
+def _off_said(text: str, language: str) -> bool:
+    if not language.casefold().startswith("en"):
+        return True  # no reading of it elsewhere: the call stands as it was
+    return _OFF_SAID.search(" ".join(text.casefold().split())) is not None
 
 
 def _stepped(quantity: Quantity, wanted: int, targets: list[Entity] | None) -> Tool | None:

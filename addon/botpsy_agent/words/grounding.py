@@ -228,7 +228,7 @@ class Request:
                 return True
             # "could you …" asks to do, or to know ("could you check whether …"): read on
         polite, knowing, opening = ASKING_TO_KNOW.get(self.base_language, ((), (), ()))
-        if (after := self._after_a_lead()) is not None:
+        if (after := self.after_a_lead()) is not None:
             # "I'm trying to plan my day, what's in my calendar for tomorrow?" asks what the
             # question after its reason asks (reworded calendar-tomorrow~r6: the 0.5B added
             # "My day, what's" as an event)
@@ -247,20 +247,25 @@ class Request:
                 return rest[0] in opening
         return False
 
-    def _after_a_lead(self) -> str | None:
+    def after_a_lead(self) -> str | None:
         """What follows a reason said first, a lead that only says when (`WHEN_LEAD_WORDS`)
         or one that only asks to know ("tell me, did someone leave the blinds closed?":
         reworded blinds-bedroom-question~r9, asked what a message should say); None without
         any."""
         if (reasoned := reasons.after_a_reason(self.text, self.base_language)) is not None:
             return reasoned[1]
-        lead, comma, rest = self.text.partition(",")
+        # a comma ends the lead, or a colon before a space ("I'd like to know: is …")
+        cut = _LEAD_END.search(self.text)
+        if cut is None:
+            return None
+        lead, rest = self.text[: cut.start()], self.text[cut.end() :]
         words = re.sub(r"[^\w\s'-]", " ", lead.casefold()).split()
-        if not comma or not rest.strip() or not words:
+        if not rest.strip() or not words:
             return None
         when = WHEN_LEAD_WORDS.get(self.base_language, frozenset())
         polite, knowing, _ = ASKING_TO_KNOW.get(self.base_language, ((), (), ()))
-        asking = " ".join(w for w in words if w not in polite)
+        # "have a look for me, are the fairy lights on?" (reworded inject-name-fairy-lights~r10)
+        asking = " ".join(w for w in words if w not in polite).removesuffix(" for me")
         if all(w in when or w.isdigit() for w in words) or asking in knowing:
             return rest.strip()
         return None
@@ -325,6 +330,9 @@ class Request:
         words = _phrase_words(phrase)
         joined = "".join(words) if self.spaceless else " ".join(words)
         return bool(words) and f" {joined} " in self._padded
+
+
+_LEAD_END = re.compile(r",|:(?=\s)")
 
 
 def check(
@@ -722,6 +730,9 @@ def asked_kinds(request: Request, actions: Iterable[str]) -> frozenset[str] | No
         if request.says_any(words.get(name, ()))
         and not request.says_any(NOT_THE_KIND.get(language, {}).get(name, ()))
     )
+    # a quantity said to move offers its setting: "crank the bedroom fan up a bit, I need
+    # more of a breeze" (reworded faster-fan~r10: only the blinds and a list were offered)
+    named |= {SETTING_OF_DOMAIN.get(d, "") for d in request.moved_domains} & set(actions)
     if not named and request.points_back:
         # Only when the words name no kind themselves: "now mute it as well" after a
         # pause asks to mute, not to pause again.

@@ -186,6 +186,9 @@ KINDS: WordTable = {
             # "could I squeeze something in at nine tomorrow morning, or is my calendar taken
             # then?" (reworded calendar-free~r7: the 0.5B listed the hour's events)
             *("squeeze", "taken"),
+            # "is there a gap in my calendar tomorrow at nine a.m.", "or is that slot open?"
+            # (reworded calendar-free~r10, calendar-conflict~r10: the hour's events listed)
+            *("a gap", "slot open"),
         ),
         # Verbs only: a calendar noun ("take the family dinner off the calendar") names the
         # calendar, not the adding; the real 1.5B added that sentence as an event.
@@ -204,6 +207,9 @@ KINDS: WordTable = {
             # "mark off the entirety of Friday in my calendar for grandma's birthday"
             # (reworded calendar-create-allday~r9: both read the calendar only)
             "mark off",
+            # "… so please enter it in the family calendar" (reworded calendar-create~r10:
+            # both real models read the calendar only)
+            *("enter it", "enter that"),
             # "note swimming down on the family calendar …", "stick it on the calendar"
             # (reworded calendar-create~r6, -allday~r6), "pencil in a haircut on the family
             # calendar" (make demo at 57f51ec): the real 0.5B read the calendar only
@@ -277,6 +283,8 @@ KINDS: WordTable = {
             # "give Sam a heads-up that grandma's arriving at six" (reworded
             # message-sam-grandma~r5: both real models' messages were refused)
             *("heads-up", "heads up"),
+            # "please get word to Anna that I'm home" (reworded child-messages-anna~r10)
+            "get word to",
         ),
         "create_notification": ("notify", "notification", "remind", "reminder", "alert", "note"),
         "add_todo_item": (
@@ -691,7 +699,12 @@ and "that one" point back. (make demo: the bins turn was shown the events listed
 turns before, 501 tokens.)"""
 
 EVERYONE: Mapping[str, tuple[str, ...]] = {
-    "en": ("everyone", "everybody", "the whole family", "all of us"),
+    "en": (
+        *("everyone", "everybody", "the whole family", "all of us"),
+        # "could you notify the whole household that the plumber's coming at three" (reworded
+        # notify-everyone~r10: a message to Anna, refused)
+        "the whole household",
+    ),
     "ko": ("모두에게", "다들", "가족 모두"),
     "id": ("semua orang",),
 }
@@ -791,6 +804,12 @@ ASKING_TO_KNOW: Mapping[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, 
             # "can I hear what's on the shopping list?" (reworded inject-list-item-coffee~r7:
             # offered the adding only)
             *("i hear", "let me hear"),
+            # "before I head up to bed, I'd like to know: is the telly in our living room
+            # still powered on?" (reworded tv-state~r10: both real models switched it on)
+            *("i'd like to know", "i would like to know", "i want to know"),
+            # "have a look for me, are the fairy lights on right now or off?" (reworded
+            # inject-name-fairy-lights~r10: "nothing in this home tells me about look")
+            *("have a look", "take a look"),
         ),
         ("if", "whether", "what", "what's", "which", "who", "when", "where", "how", "how's"),
     ),

@@ -62,12 +62,13 @@ _HEDGES = frozenset({"quite", "really", "very"})
 
 
 def _a_lack(following: list[str]) -> bool:
-    """ "not (quite) warm enough" says there is too little and asks for more, it negates no
-    request (reworded warmer-living-room~r7: only the blinds were offered)."""
+    """ "not (quite) warm enough" and "not enough light" say there is too little and ask for
+    more, they negate no request (reworded warmer-living-room~r7: only the blinds were
+    offered; too-dark-kitchen~r10: a step up was asked about, not made)."""
     bare = [_bare(w) for w in following[:3]]
     if bare and bare[0] in _HEDGES:
         bare = bare[1:]
-    return len(bare) >= 2 and bare[1] == "enough"
+    return (len(bare) >= 2 and bare[1] == "enough") or bare[:1] == ["enough"]
 
 
 def _affirmed_clause(words: list[str], language: str) -> str:

@@ -20,8 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from itertools import dropwhile, takewhile
 
-from botpsy_agent.home import Entity, Home
-from botpsy_agent.words import reasons
+from botpsy_agent.home import Area, Entity, Floor, Home
 from botpsy_agent.words.grounding import DETERMINERS, PARTICLES, Request, home_knows, own_words
 from botpsy_agent.words.grounding_words import ASKING_TO_KNOW, KINDS
 
@@ -54,6 +53,9 @@ _PHRASE_ENDS = frozenset(
     # where, said after the thing: "could there be a leak out there" (reworded no-reading-3~r9:
     # "leak out there" had a word of the home, and the garage door's state was the answer)
     | {"out", "there", "here", "around", "outside", "inside", "near"}
+    # a verb after the thing: "has the mailbox run out of room?" (reworded no-reading-2~r10:
+    # "run" is a word of the home, and the calendar was the answer)
+    | {"run"}
 )
 
 
@@ -170,20 +172,38 @@ def unknown_reading(request: Request, home: Home) -> str | None:
     have ("has the garage got *a water leak*"); what "anything" is said to do ("is anything
     *leaking water*"); and the place it is asked of ("is there still room in *the
     mailbox*")."""
-    if (reasoned := reasons.after_a_reason(request.text, request.base_language)) is not None:
+    if (after := request.after_a_lead()) is not None:
         # "I think something's leaking, is there a water leak in the garage?" (reworded
-        # no-reading-3~r6: the 0.5B read the garage door)
-        request = replace(request, text=reasoned[1])
+        # no-reading-3~r6: the 0.5B read the garage door); "have a look for me, are the
+        # fairy lights on …?" (reworded inject-name-fairy-lights~r10: "look" was asked about)
+        request = replace(request, text=after)
     said = request.affirmed.split()
     if request.word_language != "en" or len(said) < 2:
         return None
     asked = _things_asked_about(said) if request.is_question else _things_checked(said)
     for thing in asked:
-        measured = [w for w in thing if w not in _MEASURES]
+        measured = _without_its_place(home, [w for w in thing if w not in _MEASURES])
         if measured and not any(home_knows(w, home, "en") for w in measured):
             # "what are the radon readings like": what is asked about ends before "like"
-            return " ".join(takewhile(lambda w: w != "like", thing))
+            return " ".join(takewhile(lambda w: w != "like", _without_its_place(home, thing)))
     return None
+
+
+def _without_its_place(home: Home, thing: list[str]) -> list[str]:
+    """The thing without the room or floor said before it: "the office radon level" asks
+    about radon (reworded no-reading-1~r10: "office" was a word of the home, and the
+    office's light and heater were the answer)."""
+    rooms: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
+    places = {
+        w
+        for place in rooms
+        for name in (place.name, *place.aliases)
+        for w in name.casefold().split()
+    }
+    at = 0
+    while at < len(thing) - 1 and thing[at] in places:
+        at += 1
+    return thing[at:]
 
 
 def _things_checked(said: list[str]) -> Iterator[list[str]]:
@@ -214,9 +234,15 @@ def _things_asked_about(said: list[str]) -> Iterator[list[str]]:
     if said[:2] in (["how", "much"], ["how", "many"]):
         yield list(takewhile(lambda w: w not in _AUXILIARIES | _PHRASE_ENDS, said[2:]))
     for at, word in enumerate(said[:-1]):
-        if word in _HAVING and at > 1 and said[1] in _DETERMINERS:  # "has the garage got a …"
+        if word in _HAVING and at > 1 and _has_a_thing(said, at):
+            # "has the garage got a …", "do we have a water leak in the garage" (reworded
+            # no-reading-3~r10: the garage door's state was the answer)
             yield _noun_phrase(_any_as_the(said[at + 1 :]))
-        elif word in _PLACEHOLDERS and said[at + 1] not in _PHRASE_ENDS | _STATE_WORDS:
+        elif (
+            word in _PLACEHOLDERS and said[at + 1] not in _PHRASE_ENDS | _STATE_WORDS | _AUXILIARIES
+        ):
+            # ("which ones are they?" asks which, of no thing: reworded
+            # inject-name-reading-lamp~r10 was told no "are they" exists)
             yield list(takewhile(lambda w: w not in _PHRASE_ENDS, said[at + 1 :]))
         elif word in _PLACES_IN:  # "in the mailbox", "inside the letterbox"
             yield _noun_phrase(said[at + 1 :])
@@ -244,6 +270,15 @@ _MODALS = frozenset({"could", "can", "might", "may", "will", "would", "should"})
 _ASKED_TO_DO = frozenset({"you", "i", "we", "there", "it"})
 """What follows a modal that asks to do, or that "is there" reads ("could you …")."""
 _HAVING = frozenset({"got", "have", "has"})
+_ASKING_OF = frozenset({"we", "you"})
+
+
+def _has_a_thing(said: list[str], at: int) -> bool:
+    """ "has the garage got …", "do we have a …" (not "do we have any milk", which a list
+    may answer)."""
+    return said[1] in _DETERMINERS or (said[1] in _ASKING_OF and said[at + 1] in {"a", "an"})
+
+
 _CHECKING = frozenset({"check", "see"})
 _POLITE = frozenset(ASKING_TO_KNOW["en"][0])
 """The polite words before a request to look ("can you check …"), as grounding reads them."""
