@@ -998,3 +998,40 @@ async def test_a_yes_that_says_the_deletion_again_deletes(
 
     assert done.status is Status.DONE, done
     assert await _family_events(hass, start, hours=2) == []
+
+
+async def test_cancel_that_after_a_listing_is_the_events_not_a_never_mind(
+    hass: HomeAssistant, ha_bridge: HaBridge
+) -> None:
+    """Reworded followup-cancel-it~r10: "please cancel that" after tomorrow's dentist was read
+    out was the fast path's never-mind ("OK."), and the event stayed. "forget it" still is."""
+    noon = dt_util.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    await _family_calendar_with(hass, ha_bridge, ("Dentist", noon + timedelta(days=1, hours=3)))
+
+    def choose(request: PlanRequest) -> list[RawCall] | str:
+        said = [str(m["content"]) for m in request.messages if m.get("role") == "user"][-1]
+        if request.step > 0:
+            return "Done."
+        if "calendar" in said:
+            start = (noon + timedelta(days=1)).replace(hour=0).strftime("%Y-%m-%dT%H:%M")
+            return [call("list_events", calendar_id=["calendar.family"], start=start, hours=24)]
+        delete = {s["name"]: s for s in request.schemas or ()}["delete_event"]
+        uid = delete["parameters"]["properties"]["uid"]["enum"][0]
+        return [call("delete_event", calendar_id="calendar.family", uid=uid)]
+
+    planner = ScriptedPlanner(choose)
+    agent = make_agent(ha_bridge, planner)
+    first = await agent.handle(ask("what's on my calendar tomorrow", admin(ha_bridge)))
+    assert "Dentist" in first.speech, first
+    cancel = ask("please cancel that", admin(ha_bridge), conversation_id=first.conversation_id)
+    response = await agent.handle(cancel)
+    assert response.path is Path.MODEL and response.status is Status.NEEDS_CONFIRMATION, response
+    assert response.actions[-1].tool == "delete_event"  # after the app's own listing
+    assert response.actions[-1].outcome is Outcome.PENDING_CONFIRMATION
+
+    asked = len(planner.requests)
+    again = await agent.handle(ask("what's on my calendar tomorrow", admin(ha_bridge)))
+    forget = ask("forget it", admin(ha_bridge), conversation_id=again.conversation_id)
+    never_mind = await agent.handle(forget)
+    assert never_mind.path is Path.FAST_PATH and not never_mind.actions, never_mind
+    assert len(planner.requests) == asked + 1  # the listing only

@@ -83,6 +83,7 @@ from botpsy_agent.policy import (
     scope,
 )
 from botpsy_agent.words import (
+    KINDS,
     FastPath,
     Recognized,
     SaidValues,
@@ -229,6 +230,8 @@ class BotPsyAgent:
         recognized = self._fast_path.recognize(
             request.text, request.language, job.home, area_id=request.area_id
         )
+        if recognized is not None and recognized.nevermind and _cancels_what_was_listed(job):
+            return None  # the model has it: the event, not the conversation
         if recognized is None or not recognized.guessed:
             return recognized
         return recognized if self._pipeline.guess_kept(recognized.calls, job) else None
@@ -624,6 +627,17 @@ def _nothing_asked_ran(steps: list[Step]) -> bool:
     ]
     return bool(unasked) and all(
         s in unasked or s.prepared or (s.is_read and isinstance(s.outcome, Executed)) for s in steps
+    )
+
+
+def _cancels_what_was_listed(job: Job) -> bool:
+    """ "please cancel that" right after the dentist was read out is the event's deletion,
+    not a never-mind (reworded followup-cancel-it~r10: "OK.", and the event stayed)."""
+    words = job.words()
+    return (
+        bool(job.conversation.last_listed)
+        and words.points_back
+        and words.says_any(KINDS[words.word_language].get("delete_event", ()))
     )
 
 
