@@ -182,16 +182,19 @@ def unknown_reading(request: Request, home: Home) -> str | None:
         return None
     asked = _things_asked_about(said) if request.is_question else _things_checked(said)
     for thing in asked:
-        measured = _without_its_place(home, [w for w in thing if w not in _MEASURES])
+        measured = [w for w in thing if w not in _MEASURES]
+        if len(measured) < len(thing):
+            measured = _without_its_place(home, measured)
         if measured and not any(home_knows(w, home, "en") for w in measured):
             # "what are the radon readings like": what is asked about ends before "like"
-            return " ".join(takewhile(lambda w: w != "like", _without_its_place(home, thing)))
+            placed = _without_its_place(home, thing) if len(measured) < len(thing) else thing
+            return " ".join(takewhile(lambda w: w != "like", placed))
     return None
 
 
 def _without_its_place(home: Home, thing: list[str]) -> list[str]:
-    """The thing without the room or floor said before it: "the office radon level" asks
-    about radon (reworded no-reading-1~r10: "office" was a word of the home, and the
+    """The measured thing without the room or floor said before it: "the office radon
+    level" asks about radon (reworded no-reading-1~r10: "office" was a word of the home, and the
     office's light and heater were the answer)."""
     rooms: list[Area | Floor] = [*home.areas.values(), *home.floors.values()]
     places = {
