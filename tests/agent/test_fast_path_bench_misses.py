@@ -1069,6 +1069,180 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         {"message": "the match is about to kick off"},
     ),
     ("is it a good day to hang the washing out", "get_state", {"domain": ["weather"]}),
+    # round 11, dev part
+    (
+        "um, could you switch the Walkman off, I'm going to bed",
+        "turn_off",
+        {"entity_id": [WALKMAN]},
+    ),
+    (
+        "please turn the Bed Light off, I'm heading out",
+        "turn_off",
+        {"entity_id": ["light.bed_light"]},
+    ),
+    (
+        "dinner's over, can you shut off the lights in the kitchen",
+        "turn_off",
+        {"area_id": ["kitchen"], "domain": ["light"]},
+    ),
+    (
+        "right, I'm off to bed, can you make sure every light in the house is turned off",
+        "turn_off",
+        {"domain": ["light"]},
+    ),
+    (
+        "nobody's using the upstairs, turn all the lights off on it",
+        "turn_off",
+        {"floor_id": ["upstairs"], "domain": ["light"]},
+    ),
+    (
+        "could you bring the Bed Light down to twenty percent, I've got a headache",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "brightness_pct": 20},
+    ),
+    (
+        "could the Living Room RGBWW Lights be red for the party tonight",
+        "set_light",
+        {"entity_id": ["light.living_room_rgbww_lights"], "color_name": "red"},
+    ),
+    (
+        "give the Bed Light a nice orange glow",
+        "set_light",
+        {"entity_id": ["light.bed_light"], "color_name": "orange"},
+    ),
+    (
+        "it's like a sauna in here, bring the HeatPump down to 19 degrees",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 19.0},
+    ),
+    (
+        "I'm shivering, can you raise the Ecobee to 23.5",
+        "set_climate",
+        {"entity_id": ["climate.ecobee"], "temperature": 23.5},
+    ),
+    (
+        "change the target on the HeatPump to eighteen",
+        "set_climate",
+        {"entity_id": [HEATPUMP], "temperature": 18.0},
+    ),
+    (
+        "I'm about to go into the office, what temperature is it in there",
+        "get_state",
+        {"area_id": ["office"], "domain": ["climate"]},
+    ),
+    (
+        "what number is the Ecobee on at the moment",
+        "get_state",
+        {"entity_id": ["climate.ecobee"]},
+    ),
+    (
+        "I can hardly feel the Living Room Fan, raise it to 70%",
+        "set_fan",
+        {"entity_id": ["fan.living_room_fan"], "percentage": 70},
+    ),
+    (
+        "um, put the music back on in the living room",
+        "control_media",
+        {"area_id": ["living_room"], "domain": ["media_player"], "action": "play"},
+    ),
+    (
+        "is the Living Room Fan running at the moment",
+        "get_state",
+        {"entity_id": ["fan.living_room_fan"]},
+    ),
+    (
+        "can you tell me whether the back door is secured",
+        "get_state",
+        {"entity_id": ["lock.back_door"]},
+    ),
+    (
+        "what position is the kitchen window in",
+        "get_state",
+        {"entity_id": ["cover.kitchen_window"]},
+    ),
+    (
+        "have any of the water sensors picked up a leak",
+        "get_state",
+        {"domain": ["binary_sensor"], "device_class": ["moisture"]},
+    ),
+    (
+        "are there still lights burning on the upstairs",
+        "get_state",
+        {"floor_id": ["upstairs"], "domain": ["light"]},
+    ),
+    (
+        "can you check whether the windows in the kitchen are shut",
+        "get_state",
+        {"area_id": ["kitchen"], "domain": ["cover", "binary_sensor"], "device_class": ["window"]},
+    ),
+    (
+        "how humid is the office at the moment",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["humidity"]},
+    ),
+    (
+        "what carbon dioxide level is the office at right now",
+        "get_state",
+        {"area_id": ["office"], "domain": ["sensor"], "device_class": ["carbon_dioxide"]},
+    ),
+    ("right, time for Movie night", "activate_scene", {"entity_id": ["scene.movie_night"]}),
+    ("get Good night going for me", "run_script", {"entity_id": ["script.good_night"]}),
+    (
+        "could you jot down bin bags on my shopping list",
+        "add_todo_item",
+        {"list_id": "todo.shopping_list", "item": "bin bags"},
+    ),
+    (
+        "um, we don't need the chicken after all, take it off the shopping list",
+        "remove_todo_item",
+        {"list_id": "todo.shopping_list", "item": "chicken"},
+    ),
+    (
+        "I've got the honey, you can mark it complete on the shopping list",
+        "complete_todo_item",
+        {"list_id": "todo.shopping_list", "item": "honey"},
+    ),
+    (
+        "can you set the Robot vacuum off on a clean",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    (
+        "send the Robot vacuum round the house please",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    (
+        "I'm off to work, have the Robot vacuum do the floors while I'm out",
+        "control_vacuum",
+        {"entity_id": [ROBOT], "action": "start"},
+    ),
+    (
+        "um, could I have a timer for three minutes",
+        "device_timer",
+        {"intent": "HassStartTimer", "minutes": 3},
+    ),
+    (
+        "can you tack another eight minutes onto the timer",
+        "device_timer",
+        {"intent": "HassIncreaseTimer", "minutes": 8},
+    ),
+    ("sorry to bother you, what time have we got", "current_time", {"what": "time"}),
+    ("my phone's dead, could you give me the time", "current_time", {"what": "time"}),
+    ("quick one, have you got the time", "current_time", {"what": "time"}),
+    (
+        "put it out on the speakers that the bathroom's free",
+        "broadcast",
+        {"message": "the bathroom's free"},
+    ),
+    (
+        "send a message round the whole house: grandma's on the phone",
+        "broadcast",
+        {"message": "grandma's on the phone"},
+    ),
+    ("should I take a coat when I go out later", "get_state", {"domain": ["weather"]}),
+    ("what's the outlook for the next few days", "get_state", {"domain": ["weather"]}),
+    ("how cold is it going to be overnight", "get_state", {"domain": ["weather"]}),
 ]
 
 
@@ -1106,6 +1280,8 @@ def test_the_dev_misses_become_their_calls(
         "sorry, I didn't mean to say that",  # round 6, dev part
         "ah, leave it, it's fine",  # round 8, dev part
         "hold on, don't do anything",  # round 10, dev part
+        "whoops, that was a mistake, ignore me",  # round 11, dev part
+        "actually, it doesn't matter",  # round 11, dev part
     ],
 )
 def test_forget_it_is_never_mind(ha_bridge: HaBridge, text: str) -> None:
@@ -1167,6 +1343,8 @@ def test_a_greeting_gets_has_own_hello(ha_bridge: HaBridge, text: str) -> None:
         "let everyone know I'm back home",
         "can you shout to the house that the kettle's boiled",
         "the Walkman is too loud, what's the temperature in the office",
+        # round 11: "all the rooms" may as well be a notification (as in round 3)
+        "let all the rooms know the ice cream van is outside",
     ],
 )
 def test_what_the_second_round_leaves_to_the_model(ha_bridge: HaBridge, text: str) -> None:
