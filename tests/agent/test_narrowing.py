@@ -992,20 +992,6 @@ def test_a_room_that_has_got_a_chill_is_offered_its_heating() -> None:
             {"get_state"},
             {"send_message"},
         ),
-    ],
-)
-def test_the_seventh_eighth_and_ninth_wordings_are_offered_what_they_ask(
-    text: str, offered: set[str], not_offered: set[str]
-) -> None:
-    spans = spans_of_content(text, ("Sam", "Anna"))
-    tools = set(_narrowed(text, content=spans))
-    assert offered <= tools, tools
-    assert not not_offered & tools, tools
-
-
-@pytest.mark.parametrize(
-    ("text", "offered", "not_offered"),
-    [
         # reworded ~r10, a tenth wording: what both real models did instead is in each row
         (  # reworded notify-everyone~r10: the message to Anna refused ("the plumber" of
             # that sentence is one of this home's recipients, so another notice is said here)
@@ -1036,7 +1022,7 @@ def test_the_seventh_eighth_and_ninth_wordings_are_offered_what_they_ask(
         ),
     ],
 )
-def test_the_tenth_wording_is_offered_what_it_asks(
+def test_the_seventh_to_tenth_wordings_are_offered_what_they_ask(
     text: str, offered: set[str], not_offered: set[str]
 ) -> None:
     spans = spans_of_content(text, ("Sam", "Anna"))
