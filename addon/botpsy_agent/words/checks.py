@@ -907,7 +907,7 @@ _OFF_SAID = re.compile(
 
 
 def _off_said(text: str, language: str) -> bool:
-    if not language.casefold().startswith("en"):
+    if language.replace("_", "-").split("-", 1)[0].lower() != "en":
         return True  # no reading of it elsewhere: the call stands as it was
     return _OFF_SAID.search(" ".join(text.casefold().split())) is not None
 
